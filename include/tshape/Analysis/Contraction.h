@@ -1,0 +1,33 @@
+//===- Contraction.h - GEMM view of linalg contractions ---------*- C++ -*-===//
+//
+// Reads batch, M, N, K and the tshape role/layer of any static linalg
+// contraction (named or generic), via linalg::inferContractionDims.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_ANALYSIS_CONTRACTION_H
+#define TSHAPE_ANALYSIS_CONTRACTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+#include <string>
+
+namespace tshape {
+
+/// The GEMM a contraction performs: batch x (M x K) . (K x N), with several
+/// batch/M/N/K loop dimensions multiplied together.
+struct ContractionShape {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  std::string role; ///< tshape.role, or the op name when absent
+  int64_t layer = -1;
+};
+
+/// The contraction's GEMM shape; nullopt when `op` is not a contraction,
+/// and sets `dynamic` when it is one with dynamic sizes.
+std::optional<ContractionShape> getContractionShape(mlir::linalg::LinalgOp op,
+                                                    bool *dynamic = nullptr);
+
+} // namespace tshape
+
+#endif // TSHAPE_ANALYSIS_CONTRACTION_H

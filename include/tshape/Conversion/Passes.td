@@ -1,0 +1,84 @@
+//===- Passes.td - tshape conversion passes ----------------*- tablegen -*-===//
+//
+// Lowering of the tshape dialect to standard MLIR, and the GEMM summary.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_CONVERSION_PASSES_TD
+#define TSHAPE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// TShapeToLinalg
+//===----------------------------------------------------------------------===//
+
+def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "lower tshape ops to linalg GEMMs, one tensor-parallel rank";
+  let description = [{
+    Lowers every `tshape` op to `linalg`, `tensor`, `arith`, `math` and
+    `func`, producing the GEMMs of one tensor-parallel rank exactly as the
+    paper lists them (see docs/architecture.md):
+
+    | role | GEMM |
+    | --- | --- |
+    | `qkv` | `(b*s x h) . (h x (a/t + 2*max(1, g/t))*d)` |
+    | `attn_score` | batch `b*a/t`: `(s x d) . (d x s)` |
+    | `attn_value` | batch `b*a/t`: `(s x s) . (s x d)` |
+    | `attn_out` | `(b*s x a*d/t) . (a*d/t x h)` |
+    | `mlp_gate`, `mlp_up` | `(b*s x h) . (h x f/t)` (gate only when gated) |
+    | `mlp_down` | `(b*s x f/t) . (f/t x h)` |
+    | `logits` | `(b*s x h) . (h x v/t)` |
+
+    Weights are `arith.constant` splats stored `[out, in]` like
+    `nn.Linear`, read through `indexing_maps`. Each GEMM carries
+    `tshape.role` and `tshape.layer` (-1 for logits); with `fused`
+    attention the two batched GEMMs also carry `tshape.fused_attention`.
+    `tshape.repeat` is unrolled. Softmax (`linalg.softmax`), activations,
+    gating and residual adds lower to linalg too; norms, the causal mask,
+    dropout and tensor-parallel collectives are left out of this GEMM view.
+
+    With `training=true` the backward GEMMs follow the forward: for each
+    weight GEMM the data gradient `<role>_dgrad` `(M x N) . (N x K)` and the
+    weight gradient `<role>_wgrad` `(K x M) . (M x N)`, and for attention
+    `attn_value_dp`, `attn_value_dv`, `attn_score_dq`, `attn_score_dk`. The
+    weight gradients are appended to the function's results.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"training", "training", "bool", /*default=*/"false",
+           "also emit the backward GEMMs of a training step">,
+    Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
+           "emit a gated MLP's gate and up projections as one GEMM of width "
+           "2f/t (role mlp_up) instead of two">
+  ];
+  let statistics = [
+    Statistic<"numGemms", "gemms", "Number of GEMMs emitted">,
+    Statistic<"numLayers", "layers", "Number of layers lowered">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM summary
+//===----------------------------------------------------------------------===//
+
+def TShapeGemmSummary : Pass<"tshape-gemm-summary", "::mlir::ModuleOp"> {
+  let summary = "print a human summary of the module's GEMMs";
+  let description = [{
+    Finds every static linalg contraction (named or generic, recognised by
+    `linalg::inferContractionDims`), groups GEMMs of the same role and
+    shape across layers, and prints a Markdown table with the batch count,
+    M, N, K, FLOPs and each group's share of the total. Leaves the IR
+    unchanged.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "file to write the summary to ('-' for stdout)">
+  ];
+}
+
+#endif // TSHAPE_CONVERSION_PASSES_TD

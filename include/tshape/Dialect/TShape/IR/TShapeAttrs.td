@@ -1,0 +1,60 @@
+//===- TShapeAttrs.td - tshape attributes and enums --------*- tablegen -*-===//
+//
+// Typed attributes of the tshape dialect: the parallelism config, the f32
+// math mode, and the MLP activation and block residual enums.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_ATTRS_TD
+#define TSHAPE_ATTRS_TD
+
+include "tshape/Dialect/TShape/IR/TShapeBase.td"
+
+def TShape_Activation : I32EnumAttr<"Activation", "MLP activation", [
+    I32EnumAttrCase<"gelu", 0>,
+    I32EnumAttrCase<"relu", 1>,
+    I32EnumAttrCase<"silu", 2>
+  ]> {
+  let cppNamespace = "::tshape";
+}
+
+def TShape_ResidualMode : I32EnumAttr<"ResidualMode",
+    "how a block combines its attention and MLP residual branches", [
+    I32EnumAttrCase<"sequential", 0>,
+    I32EnumAttrCase<"parallel", 1>
+  ]> {
+  let cppNamespace = "::tshape";
+}
+
+def TShape_MathMode : I32EnumAttr<"MathMode", "f32 GEMM math mode", [
+    I32EnumAttrCase<"ieee", 0>,
+    I32EnumAttrCase<"tf32", 1>
+  ]> {
+  let cppNamespace = "::tshape";
+  let genSpecializedAttr = 0;
+}
+
+def TShape_MathModeAttr : EnumAttr<TShape_Dialect, TShape_MathMode, "math"> {
+  let summary = "math mode of f32 GEMMs (ieee or tf32 tensor cores)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def TShape_ParallelAttr : AttrDef<TShape_Dialect, "Parallel"> {
+  let mnemonic = "parallel";
+  let summary = "parallelism of a model: the tensor-parallel degree";
+  let description = [{
+    Placed on a function or module as `tshape.parallel`. `tp` is the
+    tensor-parallel degree t: attention heads, the MLP inner size and the
+    vocabulary are split across t ranks, and the lowering emits the GEMMs of
+    one rank.
+
+    ```mlir
+    func.func @m(...) attributes {tshape.parallel = #tshape.parallel<tp = 2>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$tp);
+  let assemblyFormat = "`<` `tp` `=` $tp `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // TSHAPE_ATTRS_TD

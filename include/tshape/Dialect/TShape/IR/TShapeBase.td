@@ -1,0 +1,56 @@
+//===- TShapeBase.td - tshape dialect definition -----------*- tablegen -*-===//
+//
+// The `tshape` dialect: transformer building blocks described by the
+// hyperparameters that decide their GEMMs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_BASE_TD
+#define TSHAPE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def TShape_Dialect : Dialect {
+  let name = "tshape";
+  let cppNamespace = "::tshape";
+  let summary = "transformer blocks described by their shape hyperparameters";
+  let description = [{
+    The `tshape` dialect represents a transformer by the hyperparameters that
+    decide its GEMMs: hidden size, heads, key/value heads, head dimension, MLP
+    inner size, vocabulary, microbatch, sequence length and tensor-parallel
+    degree. Activation shapes live in the tensor types (`batch x seq x
+    hidden`, global, not per rank); hyperparameters live in typed attributes.
+
+    Tensor types are unsharded. The tensor-parallel degree `t` is given by a
+    `tshape.parallel = #tshape.parallel<tp = t>` attribute on the enclosing
+    function or module (default 1). The element type of the activations is
+    the model's precision: `bf16`, `f16`, `f32` (with `tshape.math =
+    #tshape.math<tf32>` for TF32 tensor-core math) or `f8E4M3FN`.
+
+    Each verifier rule has a number (S1, A1, ...), listed in
+    `docs/dialect.md` and tested in `test/Dialect/TShape/errors.mlir`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute carrying the parallel config.
+    static constexpr ::llvm::StringLiteral kParallelAttrName = "tshape.parallel";
+    /// Name of the discardable attribute carrying the f32 math mode.
+    static constexpr ::llvm::StringLiteral kMathAttrName = "tshape.math";
+    /// Discardable attributes put on lowered GEMMs.
+    static constexpr ::llvm::StringLiteral kRoleAttrName = "tshape.role";
+    static constexpr ::llvm::StringLiteral kLayerAttrName = "tshape.layer";
+    static constexpr ::llvm::StringLiteral kFusedAttrName = "tshape.fused_attention";
+    /// Builtin-typed forms of the model attributes on lowered functions, so
+    /// that lowered IR needs no tshape attribute types (plain MLIR).
+    static constexpr ::llvm::StringLiteral kTpAttrName = "tshape.tp";
+    static constexpr ::llvm::StringLiteral kTf32AttrName = "tshape.tf32";
+  }];
+}
+
+class TShape_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TShape_Dialect, mnemonic, traits>;
+
+#endif // TSHAPE_BASE_TD

@@ -1,0 +1,226 @@
+//===- TShapeOps.td - tshape operations --------------------*- tablegen -*-===//
+//
+// Operations for the parts of a transformer that decide its GEMMs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_OPS_TD
+#define TSHAPE_OPS_TD
+
+include "tshape/Dialect/TShape/IR/TShapeBase.td"
+include "tshape/Dialect/TShape/IR/TShapeAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+/// Activations: a ranked float tensor (rank and static shape are verified
+/// with numbered rules, so that errors say which rule failed).
+def TShape_Activations : RankedTensorOf<[AnyFloat]>;
+def TShape_Tokens : RankedTensorOf<[AnySignlessInteger]>;
+
+//===----------------------------------------------------------------------===//
+// Embedding and LM head
+//===----------------------------------------------------------------------===//
+
+def TShape_EmbeddingOp : TShape_Op<"embedding", [Pure]> {
+  let summary = "token embedding lookup";
+  let description = [{
+    Looks up `tokens` (`batch x seq` integers) in a `vocab x hidden` table.
+    The result type gives the microbatch, the sequence length, the hidden
+    size and the model's element type. The lookup is not a GEMM forward; its
+    table is reused by a tied `tshape.lm_head`.
+
+    ```mlir
+    %x = tshape.embedding %tokens vocab = 50257
+        : tensor<4x2048xi32> -> tensor<4x2048x2560xbf16>
+    ```
+  }];
+  let arguments = (ins TShape_Tokens:$tokens, I64Attr:$vocab);
+  let results = (outs TShape_Activations:$result);
+  let assemblyFormat = [{
+    $tokens `vocab` `=` $vocab attr-dict `:` type($tokens) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TShape_LMHeadOp : TShape_Op<"lm_head", [Pure]> {
+  let summary = "final projection from hidden states to vocabulary logits";
+  let description = [{
+    Projects `batch x seq x hidden` activations to `batch x seq x vocab`
+    logits: the once-per-model GEMM `(b*s x h) . (h x v/t)`. With `tied`, the
+    weight is the embedding table of the `tshape.embedding` in the same
+    function, which must then exist with the same vocabulary and hidden size.
+
+    ```mlir
+    %logits = tshape.lm_head %x vocab = 50257 tied
+        : tensor<4x2048x2560xbf16> -> tensor<4x2048x50257xbf16>
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, I64Attr:$vocab,
+                       UnitAttr:$tied);
+  let results = (outs TShape_Activations:$result);
+  let assemblyFormat = [{
+    $input `vocab` `=` $vocab (`tied` $tied^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention and MLP sub-layers
+//===----------------------------------------------------------------------===//
+
+def TShape_AttentionOp : TShape_Op<"attention", [Pure]> {
+  let summary = "self-attention sub-layer with MHA, GQA or MQA heads";
+  let description = [{
+    A pre-norm self-attention sub-layer `y = x + Attn(norm(x))` over
+    `batch x seq x hidden` activations. `heads` is the number of query heads
+    a, `kv_heads` the number of key/value heads g (g = a: multi-head; 1 < g <
+    a: grouped-query; g = 1: multi-query). `head_dim` d is hidden / heads
+    unless given (as in Gemma). `causal` masks future tokens (decoders);
+    `fused` says scores, softmax and values run as one fused kernel
+    (FlashAttention), whose head-dimension rules then apply.
+
+    It lowers to the QKV projection `(b*s x h) . (h x (a+2g)*d/t)`, the
+    batched scores `b*a/t x (s x d) . (d x s)`, the batched values
+    `b*a/t x (s x s) . (s x d)` and the output projection
+    `(b*s x a*d/t) . (a*d/t x h)`.
+
+    ```mlir
+    %y = tshape.attention %x heads = 32 kv_heads = 8 causal
+        : tensor<1x4096x4096xbf16> -> tensor<1x4096x4096xbf16>
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, I64Attr:$heads,
+                       I64Attr:$kv_heads, OptionalAttr<I64Attr>:$head_dim,
+                       UnitAttr:$causal, UnitAttr:$fused);
+  let results = (outs TShape_Activations:$result);
+  let assemblyFormat = [{
+    $input `heads` `=` $heads `kv_heads` `=` $kv_heads
+    (`head_dim` `=` $head_dim^)? (`causal` $causal^)? (`fused` $fused^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The head dimension d: head_dim if given, else hidden / heads.
+    int64_t getHeadDimOrDefault();
+  }];
+}
+
+def TShape_MLPOp : TShape_Op<"mlp", [Pure]> {
+  let summary = "feed-forward sub-layer, plain or gated";
+  let description = [{
+    A pre-norm MLP sub-layer `y = x + W_down(act(W_up(norm(x))))`, or with
+    `gated` (SwiGLU, GeGLU) `y = x + W_down(act(W_gate(n)) * W_up(n))`.
+    `inner` is the inner size f (4h for GELU MLPs, about 8h/3 for gated
+    ones).
+
+    It lowers to `(b*s x h) . (h x f/t)` (twice when gated: `mlp_gate` and
+    `mlp_up`) and `(b*s x f/t) . (f/t x h)`.
+
+    ```mlir
+    %y = tshape.mlp %x inner = 11008 activation = silu gated
+        : tensor<1x4096x4096xbf16> -> tensor<1x4096x4096xbf16>
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, I64Attr:$inner,
+                       TShape_Activation:$activation, UnitAttr:$gated);
+  let results = (outs TShape_Activations:$result);
+  let assemblyFormat = [{
+    $input `inner` `=` $inner `activation` `=` $activation (`gated` $gated^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Blocks and repetition
+//===----------------------------------------------------------------------===//
+
+def TShape_BlockOp : TShape_Op<"block", [
+    SingleBlock, RecursiveMemoryEffects, AllTypesMatch<["input", "result"]>]> {
+  let summary = "decoder (or encoder) block: attention then MLP";
+  let description = [{
+    Groups one `tshape.attention` and one `tshape.mlp` into a block. The body
+    has one argument, the block input.
+
+    - `sequential` (GPT-2, Llama): the attention reads the block input, the
+      MLP reads the attention's result, and the body yields the MLP's
+      result: `y = h + MLP(h)`, `h = x + Attn(x)`.
+    - `parallel` (GPT-J, GPT-NeoX, Falcon): both read the block input and
+      the body yields both results `%a, %m`; the block computes
+      `y = x + Attn(x) + MLP(x)`, that is `a + m - x`.
+
+    ```mlir
+    %y = tshape.block sequential %x : tensor<4x2048x2560xbf16> {
+    ^bb0(%in: tensor<4x2048x2560xbf16>):
+      %a = tshape.attention %in heads = 32 kv_heads = 32 causal
+          : tensor<4x2048x2560xbf16> -> tensor<4x2048x2560xbf16>
+      %m = tshape.mlp %a inner = 10240 activation = gelu
+          : tensor<4x2048x2560xbf16> -> tensor<4x2048x2560xbf16>
+      tshape.yield %m : tensor<4x2048x2560xbf16>
+    }
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, TShape_ResidualMode:$mode);
+  let results = (outs TShape_Activations:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $mode $input attr-dict `:` type($input) $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "ResidualMode":$mode)>
+  ];
+  let extraClassDeclaration = [{
+    AttentionOp getAttention();
+    MLPOp getMLP();
+  }];
+}
+
+def TShape_RepeatOp : TShape_Op<"repeat", [
+    SingleBlock, RecursiveMemoryEffects, AllTypesMatch<["input", "result"]>]> {
+  let summary = "repeat a body for a number of layers";
+  let description = [{
+    Applies its body `layers` times, feeding each result to the next
+    iteration, so that a model with L identical layers is written once. The
+    body has one argument of the input type and yields one value of the same
+    type. Lowering unrolls it: each GEMM gets its layer index.
+
+    ```mlir
+    %y = tshape.repeat %x layers = 32 : tensor<4x2048x2560xbf16> {
+    ^bb0(%in: tensor<4x2048x2560xbf16>):
+      %b = tshape.block sequential %in : tensor<4x2048x2560xbf16> { ... }
+      tshape.yield %b : tensor<4x2048x2560xbf16>
+    }
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, I64Attr:$layers);
+  let results = (outs TShape_Activations:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $input `layers` `=` $layers attr-dict `:` type($input) $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "int64_t":$layers)>
+  ];
+}
+
+def TShape_YieldOp : TShape_Op<"yield", [
+    Pure, Terminator, ReturnLike, ParentOneOf<["BlockOp", "RepeatOp"]>]> {
+  let summary = "yield the results of a block or repeat body";
+  let description = [{
+    Terminates the body of `tshape.block` and `tshape.repeat`.
+
+    ```mlir
+    tshape.yield %m : tensor<4x2048x2560xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // TSHAPE_OPS_TD

@@ -1,0 +1,58 @@
+//===- HFConfig.h - Hugging Face config.json import -------------*- C++ -*-===//
+//
+// Reads a Hugging Face `config.json` into a tshape::ModelConfig, and builds
+// tshape IR from a ModelConfig. The key table per model_type is documented
+// in docs/importer.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_IMPORT_HFCONFIG_H
+#define TSHAPE_IMPORT_HFCONFIG_H
+
+#include "tshape/Model/Transformer.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace tshape {
+
+/// The run shape the config does not say. Defaults are the paper's
+/// benchmark setting (b = 4, s = 2048), one rank, bf16.
+struct ImportOptions {
+  int64_t seq = 2048;
+  int64_t microbatch = 4;
+  int64_t tp = 1;
+  model::DType dtype = model::DType::BF16;
+  std::string name; ///< function name; empty: derived from model_type
+};
+
+/// Where and why an import failed. Line and column are 1-based; 0 when the
+/// problem has no single place in the file.
+struct ImportDiagnostic {
+  std::string message;
+  unsigned line = 0, column = 0;
+};
+
+/// The model types the importer knows, in documentation order.
+std::vector<std::string> supportedModelTypes();
+
+/// Parses `text` (the contents of a config.json). Returns nullopt and fills
+/// `diag` on malformed JSON, a missing or mistyped key, a bad size, an
+/// unknown model_type or a model that breaks a structural rule.
+std::optional<model::ModelConfig> importHFConfig(llvm::StringRef text,
+                                          const ImportOptions &options,
+                                          ImportDiagnostic &diag);
+
+/// Builds the tshape IR of `config`: a module holding one function that
+/// takes `b x s` token ids and returns `b x s x v` logits.
+mlir::OwningOpRef<mlir::ModuleOp> buildModelModule(mlir::MLIRContext *ctx,
+                                                   const model::ModelConfig &config,
+                                                   mlir::Location loc);
+
+} // namespace tshape
+
+#endif // TSHAPE_IMPORT_HFCONFIG_H

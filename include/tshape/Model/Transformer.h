@@ -1,0 +1,174 @@
+//===- Transformer.h - Plain-C++ transformer shape model --------*- C++ -*-===//
+//
+// The transformer hyperparameters that decide a model's GEMMs, the numbered
+// structural rules they must satisfy, and the per-tensor-parallel-rank GEMM
+// list of the paper (Anthony et al. 2024, see docs/architecture.md), with
+// overflow-checked parameter and FLOP counts.
+//
+// This file knows nothing of MLIR: the dialect verifiers, the HF importer, the
+// lowering, the analysis and the unit tests all share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_MODEL_TRANSFORMER_H
+#define TSHAPE_MODEL_TRANSFORMER_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tshape::model {
+
+//===----------------------------------------------------------------------===//
+// Checked arithmetic
+//===----------------------------------------------------------------------===//
+
+/// a * b, or nullopt on int64 overflow (or when an operand is nullopt).
+std::optional<int64_t> checkedMul(std::optional<int64_t> a,
+                                  std::optional<int64_t> b);
+/// a + b, or nullopt on int64 overflow (or when an operand is nullopt).
+std::optional<int64_t> checkedAdd(std::optional<int64_t> a,
+                                  std::optional<int64_t> b);
+/// Product of all factors, or nullopt on overflow.
+std::optional<int64_t> checkedProduct(std::initializer_list<int64_t> factors);
+
+//===----------------------------------------------------------------------===//
+// Hyperparameters
+//===----------------------------------------------------------------------===//
+
+/// Storage/compute element type of the model's GEMMs.
+enum class DType { BF16, FP16, FP32, TF32, FP8 };
+/// Size of one element in bytes.
+int64_t dtypeBytes(DType t);
+/// Canonical lower-case name ("bf16", "fp16", "fp32", "tf32", "fp8").
+const char *dtypeName(DType t);
+/// Parses a canonical name; nullopt when unknown.
+std::optional<DType> parseDType(const std::string &name);
+
+enum class Activation { GELU, ReLU, SiLU };
+const char *activationName(Activation a);
+
+/// How a block combines its attention and MLP residual branches.
+enum class ResidualMode { Sequential, Parallel };
+
+struct AttentionConfig {
+  int64_t heads = 0;   ///< a: query heads
+  int64_t kvHeads = 0; ///< g: key/value heads (a: MHA, 1: MQA, else GQA)
+  int64_t headDim = 0; ///< d; 0 means hidden / heads
+  bool causal = true;
+  bool fused = false; ///< scores+softmax+values run as one fused kernel
+};
+
+struct MlpConfig {
+  int64_t inner = 0; ///< f
+  Activation activation = Activation::GELU;
+  bool gated = false; ///< SwiGLU/GeGLU: two up projections
+};
+
+/// One whole model, with the run shape (microbatch, sequence, parallelism).
+struct ModelConfig {
+  std::string name;
+  int64_t microbatch = 1; ///< b
+  int64_t seq = 1;        ///< s
+  int64_t hidden = 0;     ///< h
+  int64_t vocab = 0;      ///< v
+  int64_t layers = 1;     ///< L
+  int64_t tp = 1;         ///< t: tensor-parallel degree
+  DType dtype = DType::BF16;
+  AttentionConfig attention;
+  MlpConfig mlp;
+  ResidualMode residual = ResidualMode::Sequential;
+  bool tiedEmbeddings = false;
+
+  /// d, resolving the implicit hidden / heads.
+  int64_t headDim() const {
+    return attention.headDim ? attention.headDim
+                             : (attention.heads ? hidden / attention.heads : 0);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Structural rules
+//===----------------------------------------------------------------------===//
+
+/// A violated rule: its number (see docs/dialect.md, "Verifier rules") and a
+/// message that gives the numbers and what to change.
+struct RuleViolation {
+  std::string rule;
+  std::string message;
+};
+
+/// Rule S1: a size must be positive.
+std::optional<RuleViolation> checkPositive(const char *what, int64_t value);
+/// Rules A1-A4 for one attention with hidden size `hidden` on `tp` ranks.
+std::optional<RuleViolation> checkAttention(int64_t hidden, int64_t heads,
+                                            int64_t kvHeads, int64_t headDim,
+                                            int64_t tp);
+/// Rules M1/V1: `value` (named `what`) divisible by tp.
+std::optional<RuleViolation> checkDivisibleByTp(const char *rule,
+                                                const char *what,
+                                                int64_t value, int64_t tp);
+/// Every rule of a whole model, in rule order; the first violation.
+std::optional<RuleViolation> checkModel(const ModelConfig &config);
+
+//===----------------------------------------------------------------------===//
+// Per-rank sizes and the GEMM list
+//===----------------------------------------------------------------------===//
+
+/// The sizes one tensor-parallel rank sees.
+struct RankShape {
+  int64_t tokens;       ///< b*s
+  int64_t headsPerRank; ///< a/t
+  int64_t kvPerRank;    ///< max(1, g/t): MQA/GQA kv heads are replicated
+                        ///< when t > g
+  int64_t headDim;      ///< d
+  int64_t innerPerRank; ///< f/t
+  int64_t vocabPerRank; ///< v/t
+};
+/// Per-rank sizes; nullopt when the config violates a rule or b*s overflows.
+std::optional<RankShape> rankShape(const ModelConfig &config);
+
+/// One GEMM: batch x (M x K) . (K x N).
+struct GemmSpec {
+  std::string role; ///< qkv, attn_score, ..., logits, <role>_dgrad, ...
+  int64_t layer;    ///< -1 for the once-per-model logits GEMMs
+  int64_t batch = 1;
+  int64_t m = 0, n = 0, k = 0;
+  bool transA = false; ///< A is stored K x M
+  bool transB = false; ///< B is stored N x K (nn.Linear weights)
+  /// 2 * batch * m * n * k, or nullopt on overflow.
+  std::optional<int64_t> flops() const;
+};
+
+/// The GEMMs of one decoder layer, in execution order: forward, then (when
+/// `training`) backward in reverse order.
+std::vector<GemmSpec> layerGemms(const ModelConfig &config, int64_t layer,
+                                 bool training);
+/// The GEMMs of a whole step: every layer forward, the logits, then the
+/// backward of the logits and of every layer in reverse order. Empty when
+/// the config is invalid.
+std::vector<GemmSpec> modelGemms(const ModelConfig &config, bool training);
+
+//===----------------------------------------------------------------------===//
+// Counting (all overflow-checked)
+//===----------------------------------------------------------------------===//
+
+/// Parameters of the whole (unsharded) model. Counted: embedding, QKV, output
+/// projection, MLP weights, LM head unless tied, and the norm gains (two per
+/// layer and one final). Not counted: biases and learned position tables.
+struct ParamCount {
+  int64_t embedding = 0;
+  int64_t perLayer = 0;
+  int64_t lmHead = 0;
+  int64_t total = 0;
+};
+std::optional<ParamCount> countParameters(const ModelConfig &config);
+
+/// Sum of GEMM FLOPs of one step on one rank; nullopt on overflow.
+std::optional<int64_t> countGemmFlops(const ModelConfig &config,
+                                      bool training);
+
+} // namespace tshape::model
+
+#endif // TSHAPE_MODEL_TRANSFORMER_H

@@ -1,0 +1,140 @@
+//===- GemmSummary.cpp - Human summary of a module's GEMMs ----------------===//
+//
+// The tshape-gemm-summary pass, and getContractionShape, which reads the GEMM
+// shape of any static linalg contraction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Contraction.h"
+#include "tshape/Conversion/Passes.h"
+#include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Model/Transformer.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+namespace tshape {
+#define GEN_PASS_DEF_TSHAPEGEMMSUMMARY
+#include "tshape/Conversion/Passes.h.inc"
+} // namespace tshape
+
+using namespace mlir;
+using namespace tshape;
+
+std::optional<ContractionShape>
+tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
+  if (dynamic)
+    *dynamic = false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  ContractionShape s;
+  auto product = [&](ArrayRef<unsigned> ds, int64_t &out) {
+    std::optional<int64_t> p = 1;
+    for (unsigned d : ds) {
+      if (ShapedType::isDynamic(ranges[d]))
+        return false;
+      p = model::checkedMul(p, ranges[d]);
+    }
+    if (!p)
+      return false;
+    out = *p;
+    return true;
+  };
+  if (!product(dims->batch, s.batch) || !product(dims->m, s.m) ||
+      !product(dims->n, s.n) || !product(dims->k, s.k)) {
+    if (dynamic)
+      *dynamic = true;
+    return std::nullopt;
+  }
+  if (auto role = op->getAttrOfType<StringAttr>(TShapeDialect::kRoleAttrName))
+    s.role = role.str();
+  else
+    s.role = op->getName().getStringRef().str();
+  if (auto layer =
+          op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
+    s.layer = layer.getInt();
+  return s;
+}
+
+namespace {
+struct TShapeGemmSummaryPass
+    : public tshape::impl::TShapeGemmSummaryBase<TShapeGemmSummaryPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    struct Group {
+      int64_t count = 0;
+      int64_t firstLayer = -1, lastLayer = -1;
+      double flops = 0;
+    };
+    // Keyed by first appearance so the table follows execution order.
+    std::vector<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>>
+        order;
+    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
+             Group>
+        groups;
+    int64_t dynamicCount = 0;
+    double total = 0;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      bool dynamic = false;
+      auto s = getContractionShape(op, &dynamic);
+      dynamicCount += dynamic;
+      if (!s)
+        return;
+      auto key = std::make_tuple(s->role, s->batch, s->m, s->n, s->k);
+      Group &g = groups[key];
+      if (g.count++ == 0) {
+        order.push_back(key);
+        g.firstLayer = s->layer;
+      }
+      g.lastLayer = s->layer;
+      double f = 2.0 * s->batch * s->m * s->n * s->k;
+      g.flops += f;
+      total += f;
+    });
+
+    std::string err;
+    auto file = openOutputFile(output, &err);
+    if (!file) {
+      emitError(getOperation().getLoc())
+          << "cannot open summary output '" << output.getValue()
+          << "': " << err;
+      return signalPassFailure();
+    }
+    llvm::raw_ostream &os = file->os();
+    os << "| role | layers | batch | M | N | K | GFLOP (all) | share |\n"
+       << "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (auto &key : order) {
+      Group &g = groups[key];
+      auto &[role, batch, m, n, k] = key;
+      std::string layers =
+          g.firstLayer < 0
+              ? std::string("-")
+              : (g.count == 1 ? std::to_string(g.firstLayer)
+                              : std::to_string(g.firstLayer) + ".." +
+                                    std::to_string(g.lastLayer) + " (x" +
+                                    std::to_string(g.count) + ")");
+      os << "| " << role << " | " << layers << " | " << batch << " | " << m
+         << " | " << n << " | " << k << " | "
+         << llvm::format("%.1f", g.flops / 1e9) << " | "
+         << llvm::format("%.1f%%", total > 0 ? 100.0 * g.flops / total : 0.0)
+         << " |\n";
+    }
+    int64_t gemms = 0;
+    for (auto &kv : groups)
+      gemms += kv.second.count;
+    os << "\n" << gemms << " GEMMs, "
+       << llvm::format("%.2f", total / 1e12) << " TFLOP in all";
+    if (dynamicCount)
+      os << "; " << dynamicCount << " dynamic-shaped contractions skipped";
+    os << "\n";
+    file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

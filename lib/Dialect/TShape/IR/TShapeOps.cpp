@@ -1,0 +1,296 @@
+//===- TShapeOps.cpp - tshape operations ----------------------------------===//
+//
+// Builders and verifiers. Every verifier rule has a number (S1, A1, ...);
+// the shape rules themselves are the plain-C++ ones of tshape/Model, shared
+// with the importer. docs/dialect.md lists them; errors.mlir tests each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Dialect/TShape/IR/TShapeOps.h"
+#include "tshape/Model/Transformer.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace tshape;
+
+#define GET_OP_CLASSES
+#include "tshape/Dialect/TShape/IR/TShapeOps.cpp.inc"
+
+namespace {
+/// Emits a violated plain-C++ rule at `op`.
+LogicalResult report(Operation *op,
+                     const std::optional<model::RuleViolation> &v) {
+  if (!v)
+    return success();
+  return op->emitOpError() << "rule " << v->rule << ": " << v->message;
+}
+
+/// Rule T1: activations are `batch x seq x hidden` with static positive
+/// sizes.
+LogicalResult verifyActivations(Operation *op, RankedTensorType type,
+                                StringRef what) {
+  if (type.getRank() != 3 || !type.hasStaticShape() ||
+      llvm::any_of(type.getShape(), [](int64_t d) { return d <= 0; }))
+    return op->emitOpError()
+           << "rule T1: " << what
+           << " must be a static batch x seq x hidden tensor with positive "
+              "sizes, got "
+           << type;
+  return success();
+}
+
+/// Rule T2: a sub-layer keeps the activation type.
+LogicalResult verifySameType(Operation *op, Type in, Type out) {
+  if (in != out)
+    return op->emitOpError() << "rule T2: result type " << out
+                             << " must equal the input type " << in;
+  return success();
+}
+
+/// Rule S2: the GEMMs an op implies must be countable in int64. `config`
+/// holds the op's sizes with 1 for the sizes it does not use.
+LogicalResult verifyNoOverflow(Operation *op, model::ModelConfig config) {
+  if (model::countGemmFlops(config, /*training=*/true) &&
+      model::countParameters(config))
+    return success();
+  return op->emitOpError()
+         << "rule S2: sizes overflow 64-bit arithmetic: the GEMM FLOP or "
+            "parameter count of this op exceeds 2^63-1";
+}
+
+/// A model config holding only the activation sizes of `type` (b, s, h) and
+/// the tensor-parallel degree at `op`; other sizes are 1.
+model::ModelConfig baseConfig(Operation *op, RankedTensorType type) {
+  model::ModelConfig c;
+  c.microbatch = type.getDimSize(0);
+  c.seq = type.getDimSize(1);
+  c.hidden = type.getDimSize(2);
+  c.vocab = 1;
+  c.tp = getTensorParallelDegree(op);
+  c.attention.heads = c.attention.kvHeads = 1;
+  c.attention.headDim = 1;
+  c.mlp.inner = 1;
+  return c;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// EmbeddingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::verify() {
+  auto result = getResult().getType();
+  if (failed(verifyActivations(*this, result, "result")))
+    return failure();
+  auto tokens = getTokens().getType();
+  if (tokens.getRank() != 2 || tokens.getShape() != result.getShape().take_front(2))
+    return emitOpError() << "rule T3: tokens " << tokens
+                         << " must be batch x seq matching the result "
+                         << result;
+  if (failed(report(*this, model::checkPositive("vocab", getVocab()))))
+    return failure();
+  int64_t tp = getTensorParallelDegree(*this);
+  if (failed(report(*this, model::checkDivisibleByTp("V1", "vocab",
+                                                        getVocab(), tp))))
+    return failure();
+  model::ModelConfig c = baseConfig(*this, result);
+  c.vocab = getVocab();
+  return verifyNoOverflow(*this, c);
+}
+
+//===----------------------------------------------------------------------===//
+// LMHeadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LMHeadOp::verify() {
+  auto input = getInput().getType();
+  if (failed(verifyActivations(*this, input, "input")))
+    return failure();
+  if (failed(report(*this, model::checkPositive("vocab", getVocab()))))
+    return failure();
+  auto result = getResult().getType();
+  SmallVector<int64_t> expected = {input.getDimSize(0), input.getDimSize(1),
+                                   getVocab()};
+  if (result.getShape() != ArrayRef<int64_t>(expected) ||
+      result.getElementType() != input.getElementType())
+    return emitOpError() << "rule T4: result " << result
+                         << " must be batch x seq x vocab ("
+                         << expected[0] << "x" << expected[1] << "x"
+                         << expected[2] << ") of the input's element type";
+  int64_t tp = getTensorParallelDegree(*this);
+  if (failed(report(*this, model::checkDivisibleByTp("V1", "vocab",
+                                                        getVocab(), tp))))
+    return failure();
+  if (getTied()) {
+    // Rule L1: a tied head shares the embedding table of its function.
+    Operation *scope = (*this)->getParentWithTrait<OpTrait::SymbolTable>();
+    if (auto fn = (*this)->getParentOfType<FunctionOpInterface>())
+      scope = fn;
+    bool found = false;
+    if (scope)
+      scope->walk([&](EmbeddingOp emb) {
+        found |= emb.getVocab() == getVocab() &&
+                 emb.getResult().getType().getDimSize(2) ==
+                     input.getDimSize(2);
+      });
+    if (!found)
+      return emitOpError()
+             << "rule L1: tied head needs a tshape.embedding with vocab "
+             << getVocab() << " and hidden " << input.getDimSize(2)
+             << " in the same function";
+  }
+  model::ModelConfig c = baseConfig(*this, input);
+  c.vocab = getVocab();
+  return verifyNoOverflow(*this, c);
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+int64_t AttentionOp::getHeadDimOrDefault() {
+  if (auto d = getHeadDim())
+    return *d;
+  return getInput().getType().getDimSize(2) / getHeads();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto input = getInput().getType();
+  if (failed(verifyActivations(*this, input, "input")) ||
+      failed(verifySameType(*this, input, getResult().getType())))
+    return failure();
+  int64_t tp = getTensorParallelDegree(*this);
+  if (failed(report(*this, model::checkAttention(
+                               input.getDimSize(2), getHeads(), getKvHeads(),
+                               getHeadDim().value_or(0), tp))))
+    return failure();
+  if (getHeadDim() && *getHeadDim() == 0)
+    return report(*this, model::checkPositive("head_dim", 0));
+  model::ModelConfig c = baseConfig(*this, input);
+  c.attention.heads = getHeads();
+  c.attention.kvHeads = getKvHeads();
+  c.attention.headDim = getHeadDimOrDefault();
+  return verifyNoOverflow(*this, c);
+}
+
+//===----------------------------------------------------------------------===//
+// MLPOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MLPOp::verify() {
+  auto input = getInput().getType();
+  if (failed(verifyActivations(*this, input, "input")) ||
+      failed(verifySameType(*this, input, getResult().getType())))
+    return failure();
+  if (failed(report(*this, model::checkPositive("inner", getInner()))))
+    return failure();
+  int64_t tp = getTensorParallelDegree(*this);
+  if (failed(report(*this, model::checkDivisibleByTp(
+                               "M1", "inner size", getInner(), tp))))
+    return failure();
+  model::ModelConfig c = baseConfig(*this, input);
+  c.mlp.inner = getInner();
+  c.mlp.gated = getGated();
+  return verifyNoOverflow(*this, c);
+}
+
+//===----------------------------------------------------------------------===//
+// BlockOp
+//===----------------------------------------------------------------------===//
+
+void BlockOp::build(OpBuilder &builder, OperationState &state, Value input,
+                    ResidualMode mode) {
+  state.addOperands(input);
+  state.getOrAddProperties<Properties>().mode =
+      ResidualModeAttr::get(builder.getContext(), mode);
+  state.addTypes(input.getType());
+  Region *body = state.addRegion();
+  body->emplaceBlock().addArgument(input.getType(), state.location);
+}
+
+AttentionOp BlockOp::getAttention() {
+  return *getBody().front().getOps<AttentionOp>().begin();
+}
+MLPOp BlockOp::getMLP() { return *getBody().front().getOps<MLPOp>().begin(); }
+
+LogicalResult BlockOp::verify() {
+  if (failed(verifyActivations(*this, getInput().getType(), "input")))
+    return failure();
+  Block &body = getBody().front();
+  // Rule B1: one argument of the input type; exactly one attention and one
+  // MLP, then the yield.
+  if (body.getNumArguments() != 1 ||
+      body.getArgument(0).getType() != getInput().getType())
+    return emitOpError() << "rule B1: the body must take one argument of the "
+                            "input type "
+                         << getInput().getType();
+  auto attns = llvm::to_vector(body.getOps<AttentionOp>());
+  auto mlps = llvm::to_vector(body.getOps<MLPOp>());
+  if (attns.size() != 1 || mlps.size() != 1 ||
+      body.getOperations().size() != 3)
+    return emitOpError()
+           << "rule B1: the body must hold exactly one tshape.attention and "
+              "one tshape.mlp, then tshape.yield; found "
+           << attns.size() << " attention, " << mlps.size() << " mlp and "
+           << body.getOperations().size() << " ops in all";
+  AttentionOp attn = attns.front();
+  MLPOp mlp = mlps.front();
+  Value arg = body.getArgument(0);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  // Rule B2: the attention reads the block input.
+  if (attn.getInput() != arg)
+    return emitOpError() << "rule B2: the attention must read the block input";
+  // Rule B3: the residual mode decides what the MLP reads and what is
+  // yielded.
+  if (getMode() == ResidualMode::sequential) {
+    if (mlp.getInput() != attn.getResult() || yield.getValues().size() != 1 ||
+        yield.getValues()[0] != mlp.getResult())
+      return emitOpError()
+             << "rule B3: a sequential block's MLP must read the attention's "
+                "result and the body must yield the MLP's result";
+  } else {
+    if (mlp.getInput() != arg || yield.getValues().size() != 2 ||
+        yield.getValues()[0] != attn.getResult() ||
+        yield.getValues()[1] != mlp.getResult())
+      return emitOpError()
+             << "rule B3: a parallel block's MLP must read the block input "
+                "and the body must yield the attention's and the MLP's "
+                "results, in that order";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RepeatOp
+//===----------------------------------------------------------------------===//
+
+void RepeatOp::build(OpBuilder &builder, OperationState &state, Value input,
+                     int64_t layers) {
+  state.addOperands(input);
+  state.getOrAddProperties<Properties>().layers =
+      builder.getI64IntegerAttr(layers);
+  state.addTypes(input.getType());
+  Region *body = state.addRegion();
+  body->emplaceBlock().addArgument(input.getType(), state.location);
+}
+
+LogicalResult RepeatOp::verify() {
+  if (failed(verifyActivations(*this, getInput().getType(), "input")))
+    return failure();
+  if (failed(report(*this, model::checkPositive("layers", getLayers()))))
+    return failure();
+  Block &body = getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  // Rule R1: one argument and one yielded value, both of the input type.
+  if (body.getNumArguments() != 1 ||
+      body.getArgument(0).getType() != getInput().getType() || !yield ||
+      yield.getValues().size() != 1 ||
+      yield.getValues()[0].getType() != getInput().getType())
+    return emitOpError() << "rule R1: the body must take and yield one value "
+                            "of the input type "
+                         << getInput().getType();
+  return success();
+}

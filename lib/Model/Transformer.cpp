@@ -1,0 +1,373 @@
+//===- Transformer.cpp - Plain-C++ transformer shape model ----------------===//
+//
+// Structural rules, the per-rank GEMM list and overflow-checked counting.
+// See Transformer.h and docs/architecture.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Model/Transformer.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+
+using namespace tshape::model;
+
+//===----------------------------------------------------------------------===//
+// Checked arithmetic
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> tshape::model::checkedMul(std::optional<int64_t> a,
+                                          std::optional<int64_t> b) {
+  int64_t r;
+  if (!a || !b || __builtin_mul_overflow(*a, *b, &r))
+    return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> tshape::model::checkedAdd(std::optional<int64_t> a,
+                                          std::optional<int64_t> b) {
+  int64_t r;
+  if (!a || !b || __builtin_add_overflow(*a, *b, &r))
+    return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t>
+tshape::model::checkedProduct(std::initializer_list<int64_t> factors) {
+  std::optional<int64_t> r = 1;
+  for (int64_t f : factors)
+    r = checkedMul(r, f);
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+int64_t tshape::model::dtypeBytes(DType t) {
+  switch (t) {
+  case DType::BF16:
+  case DType::FP16:
+    return 2;
+  case DType::FP32:
+  case DType::TF32:
+    return 4;
+  case DType::FP8:
+    return 1;
+  }
+  return 2;
+}
+
+const char *tshape::model::dtypeName(DType t) {
+  switch (t) {
+  case DType::BF16:
+    return "bf16";
+  case DType::FP16:
+    return "fp16";
+  case DType::FP32:
+    return "fp32";
+  case DType::TF32:
+    return "tf32";
+  case DType::FP8:
+    return "fp8";
+  }
+  return "bf16";
+}
+
+std::optional<DType> tshape::model::parseDType(const std::string &name) {
+  for (DType t : {DType::BF16, DType::FP16, DType::FP32, DType::TF32,
+                  DType::FP8})
+    if (name == dtypeName(t))
+      return t;
+  return std::nullopt;
+}
+
+const char *tshape::model::activationName(Activation a) {
+  switch (a) {
+  case Activation::GELU:
+    return "gelu";
+  case Activation::ReLU:
+    return "relu";
+  case Activation::SiLU:
+    return "silu";
+  }
+  return "gelu";
+}
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+/// The divisors of `n` nearest to `x` from below and above (0 when none).
+std::pair<int64_t, int64_t> nearestDivisors(int64_t n, int64_t x) {
+  int64_t lo = 0, hi = 0;
+  for (int64_t d = std::min(x, n); d >= 1; --d)
+    if (n % d == 0) {
+      lo = d;
+      break;
+    }
+  // Bounded scan: heads counts are small; stop at n.
+  for (int64_t d = x + 1; d <= n && d <= x + 4096; ++d)
+    if (n % d == 0) {
+      hi = d;
+      break;
+    }
+  return {lo, hi};
+}
+
+int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+} // namespace
+
+std::optional<RuleViolation> tshape::model::checkPositive(const char *what,
+                                                   int64_t value) {
+  if (value > 0)
+    return std::nullopt;
+  return RuleViolation{
+      "S1", format("%s must be positive, got %lld", what, (long long)value)};
+}
+
+std::optional<RuleViolation> tshape::model::checkAttention(int64_t hidden,
+                                                    int64_t heads,
+                                                    int64_t kvHeads,
+                                                    int64_t headDim,
+                                                    int64_t tp) {
+  if (auto v = checkPositive("heads", heads))
+    return v;
+  if (auto v = checkPositive("kv_heads", kvHeads))
+    return v;
+  if (headDim < 0)
+    return checkPositive("head_dim", headDim);
+  if (headDim == 0 && hidden % heads != 0) {
+    auto [lo, hi] = nearestDivisors(hidden, heads);
+    std::string hint = hi ? format("%lld or %lld", (long long)lo, (long long)hi)
+                          : format("%lld", (long long)lo);
+    return RuleViolation{
+        "A1", format("hidden size %lld is not divisible by heads %lld "
+                     "(head dim would be %.2f); use a head count that divides "
+                     "it (nearest: %s) or give head_dim explicitly",
+                     (long long)hidden, (long long)heads,
+                     (double)hidden / (double)heads, hint.c_str())};
+  }
+  if (kvHeads > heads || heads % kvHeads != 0)
+    return RuleViolation{
+        "A2", format("heads %lld is not divisible by kv_heads %lld; each "
+                     "key/value head must serve a whole group of query heads",
+                     (long long)heads, (long long)kvHeads)};
+  if (heads % tp != 0)
+    return RuleViolation{
+        "A3", format("heads %lld is not divisible by tensor-parallel degree "
+                     "%lld; use heads %lld or %lld, or tp dividing %lld",
+                     (long long)heads, (long long)tp,
+                     (long long)(heads / tp * tp), (long long)roundUp(heads, tp),
+                     (long long)heads)};
+  if (kvHeads % tp != 0 && tp % kvHeads != 0)
+    return RuleViolation{
+        "A4", format("kv_heads %lld and tensor-parallel degree %lld are "
+                     "incompatible: kv_heads must be a multiple of tp, or tp "
+                     "a multiple of kv_heads (heads are then replicated)",
+                     (long long)kvHeads, (long long)tp)};
+  return std::nullopt;
+}
+
+std::optional<RuleViolation> tshape::model::checkDivisibleByTp(const char *rule,
+                                                        const char *what,
+                                                        int64_t value,
+                                                        int64_t tp) {
+  if (value % tp == 0)
+    return std::nullopt;
+  return RuleViolation{
+      rule, format("%s %lld is not divisible by tensor-parallel degree %lld; "
+                   "pad it to %lld",
+                   what, (long long)value, (long long)tp,
+                   (long long)roundUp(value, tp))};
+}
+
+std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
+  const std::pair<const char *, int64_t> sizes[] = {
+      {"microbatch", c.microbatch}, {"seq", c.seq},
+      {"hidden", c.hidden},         {"vocab", c.vocab},
+      {"layers", c.layers},         {"tp", c.tp},
+      {"inner", c.mlp.inner}};
+  for (auto [what, v] : sizes)
+    if (auto r = checkPositive(what, v))
+      return r;
+  if (auto r = checkAttention(c.hidden, c.attention.heads, c.attention.kvHeads,
+                              c.attention.headDim, c.tp))
+    return r;
+  if (auto r = checkDivisibleByTp("M1", "inner size", c.mlp.inner, c.tp))
+    return r;
+  if (auto r = checkDivisibleByTp("V1", "vocab", c.vocab, c.tp))
+    return r;
+  if (!rankShape(c) || !countParameters(c) || !countGemmFlops(c, true))
+    return RuleViolation{"S2", "sizes overflow 64-bit arithmetic: the "
+                               "parameter or FLOP count exceeds 2^63-1"};
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// GEMMs
+//===----------------------------------------------------------------------===//
+
+std::optional<RankShape> tshape::model::rankShape(const ModelConfig &c) {
+  if (c.tp <= 0 || c.attention.heads <= 0 || c.attention.kvHeads <= 0)
+    return std::nullopt;
+  auto tokens = checkedMul(c.microbatch, c.seq);
+  if (!tokens)
+    return std::nullopt;
+  RankShape r;
+  r.tokens = *tokens;
+  r.headsPerRank = c.attention.heads / c.tp;
+  r.kvPerRank = std::max<int64_t>(1, c.attention.kvHeads / c.tp);
+  r.headDim = c.headDim();
+  r.innerPerRank = c.mlp.inner / c.tp;
+  r.vocabPerRank = c.vocab / c.tp;
+  return r;
+}
+
+std::optional<int64_t> GemmSpec::flops() const {
+  return checkedMul(2, checkedProduct({batch, m, n, k}));
+}
+
+namespace {
+GemmSpec gemm(const char *role, int64_t layer, int64_t batch, int64_t m,
+              int64_t n, int64_t k, bool transA, bool transB) {
+  GemmSpec g;
+  g.role = role;
+  g.layer = layer;
+  g.batch = batch;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.transA = transA;
+  g.transB = transB;
+  return g;
+}
+
+/// Backward of a weight GEMM Y[M,N] = X[M,K] . W[N,K]^T:
+///   data gradient   dX = dY . W     : (M x N) . (N x K)
+///   weight gradient dW = X^T . dY   : (K x M) . (M x N)
+void addWeightBackward(std::vector<GemmSpec> &out, const GemmSpec &fwd) {
+  out.push_back(gemm("", fwd.layer, 1, fwd.m, fwd.k, fwd.n, false, false));
+  out.back().role = fwd.role + "_dgrad";
+  out.push_back(gemm("", fwd.layer, 1, fwd.k, fwd.n, fwd.m, true, false));
+  out.back().role = fwd.role + "_wgrad";
+}
+} // namespace
+
+std::vector<GemmSpec> tshape::model::layerGemms(const ModelConfig &c, int64_t layer,
+                                         bool training) {
+  std::vector<GemmSpec> out;
+  auto rs = rankShape(c);
+  if (!rs)
+    return out;
+  const int64_t bs = rs->tokens, d = rs->headDim, s = c.seq, h = c.hidden;
+  const int64_t heads = c.microbatch * rs->headsPerRank;
+  GemmSpec qkv = gemm("qkv", layer, 1, bs,
+                      (rs->headsPerRank + 2 * rs->kvPerRank) * d, h, false,
+                      true);
+  GemmSpec score = gemm("attn_score", layer, heads, s, s, d, false, true);
+  GemmSpec value = gemm("attn_value", layer, heads, s, d, s, false, false);
+  GemmSpec proj =
+      gemm("attn_out", layer, 1, bs, h, rs->headsPerRank * d, false, true);
+  GemmSpec gate = gemm("mlp_gate", layer, 1, bs, rs->innerPerRank, h, false,
+                       true);
+  GemmSpec up = gemm("mlp_up", layer, 1, bs, rs->innerPerRank, h, false, true);
+  GemmSpec down =
+      gemm("mlp_down", layer, 1, bs, h, rs->innerPerRank, false, true);
+
+  out = {qkv, score, value, proj};
+  if (c.mlp.gated)
+    out.push_back(gate);
+  out.push_back(up);
+  out.push_back(down);
+  if (!training)
+    return out;
+
+  // Backward, in reverse order of the forward.
+  addWeightBackward(out, down);
+  addWeightBackward(out, up);
+  if (c.mlp.gated)
+    addWeightBackward(out, gate);
+  addWeightBackward(out, proj);
+  // O = P . V:  dP = dO . V^T (s x d).(d x s);  dV = P^T . dO (s x s).(s x d)
+  out.push_back(gemm("attn_value_dp", layer, heads, s, s, d, false, true));
+  out.push_back(gemm("attn_value_dv", layer, heads, s, d, s, true, false));
+  // S = Q . K^T: dQ = dS . K (s x s).(s x d);  dK = dS^T . Q (s x s).(s x d)
+  out.push_back(gemm("attn_score_dq", layer, heads, s, d, s, false, false));
+  out.push_back(gemm("attn_score_dk", layer, heads, s, d, s, true, false));
+  addWeightBackward(out, qkv);
+  return out;
+}
+
+std::vector<GemmSpec> tshape::model::modelGemms(const ModelConfig &c, bool training) {
+  std::vector<GemmSpec> out;
+  auto rs = rankShape(c);
+  if (!rs)
+    return out;
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (GemmSpec &g : layerGemms(c, l, false))
+      out.push_back(std::move(g));
+  GemmSpec logits =
+      gemm("logits", -1, 1, rs->tokens, rs->vocabPerRank, c.hidden, false,
+           true);
+  out.push_back(logits);
+  if (!training)
+    return out;
+  addWeightBackward(out, logits);
+  const size_t fwdCount = layerGemms(c, 0, false).size();
+  for (int64_t l = c.layers - 1; l >= 0; --l) {
+    std::vector<GemmSpec> all = layerGemms(c, l, true);
+    out.insert(out.end(), all.begin() + fwdCount, all.end());
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Counting
+//===----------------------------------------------------------------------===//
+
+std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
+  const int64_t d = c.headDim(), a = c.attention.heads,
+                g = c.attention.kvHeads, h = c.hidden;
+  auto qkv = checkedMul(h, checkedMul(checkedAdd(a, 2 * g), d));
+  auto proj = checkedProduct({a, d, h});
+  auto mlp = checkedProduct({c.mlp.gated ? 3 : 2, h, c.mlp.inner});
+  auto norms = checkedMul(2, h);
+  auto perLayer = checkedAdd(checkedAdd(qkv, proj), checkedAdd(mlp, norms));
+  auto embedding = checkedMul(c.vocab, h);
+  std::optional<int64_t> lmHead = c.tiedEmbeddings ? 0 : embedding;
+  auto total = checkedAdd(checkedAdd(embedding, lmHead),
+                          checkedAdd(checkedMul(perLayer, c.layers), h));
+  if (!total)
+    return std::nullopt;
+  return ParamCount{*embedding, *perLayer, *lmHead, *total};
+}
+
+std::optional<int64_t> tshape::model::countGemmFlops(const ModelConfig &c,
+                                              bool training) {
+  auto rs = rankShape(c);
+  if (!rs)
+    return std::nullopt;
+  // One layer's GEMMs times L, plus the logits (and their backward): the
+  // layers are identical, so this does not enumerate L copies.
+  std::optional<int64_t> layer = 0;
+  for (const GemmSpec &g : layerGemms(c, 0, training))
+    layer = checkedAdd(layer, g.flops());
+  GemmSpec logits =
+      gemm("logits", -1, 1, rs->tokens, rs->vocabPerRank, c.hidden, false,
+           true);
+  std::optional<int64_t> head = checkedMul(logits.flops(), training ? 3 : 1);
+  return checkedAdd(checkedMul(layer, c.layers), head);
+}

@@ -1,0 +1,52 @@
+# -*- Python -*-
+# lit configuration for the tshape regression tests.
+
+import os
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TSHAPE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tshape_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tshape_src", config.tshape_src_root))
+config.substitutions.append(("%examples", os.path.join(config.tshape_src_root, "examples")))
+config.substitutions.append(("%tshape_build", config.tshape_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.tshape_tools_dir, append_path=True)
+
+tool_dirs = [config.tshape_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("tshape-opt", unresolved="fatal"),
+    ToolSubst("tshape-translate", unresolved="fatal"),
+    # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
+    # plain MLIR.
+    ToolSubst("mlir-opt", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.tshape_unittests:
+    config.available_features.add("unittests")
+
+# GPU tests say `REQUIRES: cuda-device`: a device is probed with nvidia-smi.
+if config.tshape_have_cuda:
+    config.available_features.add("cuda")
+    import shutil, subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+            if out.returncode == 0 and "GPU" in out.stdout:
+                config.available_features.add("cuda-device")
+        except Exception:
+            pass

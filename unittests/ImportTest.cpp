@@ -1,0 +1,69 @@
+//===- ImportTest.cpp - Unit tests of the HF config reader ----------------===//
+//
+// The config reader on in-memory JSON: defaults, key aliases and located
+// errors. The lit tests cover the tool end to end on example files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Import/HFConfig.h"
+
+#include <gtest/gtest.h>
+
+using namespace tshape;
+using namespace tshape::model;
+
+TEST(Import, Gpt2DefaultsInner) {
+  ImportDiagnostic diag;
+  auto c = importHFConfig(R"({"model_type": "gpt2", "n_embd": 768,
+      "n_head": 12, "n_layer": 12, "vocab_size": 50257, "n_inner": null})",
+                          ImportOptions(), diag);
+  ASSERT_TRUE(c) << diag.message;
+  // n_inner null means 4h = 3072; gpt2 ties its embeddings.
+  EXPECT_EQ(c->mlp.inner, 3072);
+  EXPECT_TRUE(c->tiedEmbeddings);
+  EXPECT_EQ(c->attention.kvHeads, 12);
+  EXPECT_EQ(c->microbatch, 4);
+  EXPECT_EQ(c->seq, 2048);
+}
+
+TEST(Import, FalconMultiQuery) {
+  ImportDiagnostic diag;
+  auto c = importHFConfig(R"({"model_type": "falcon", "hidden_size": 4544,
+      "num_attention_heads": 71, "num_hidden_layers": 32,
+      "vocab_size": 65024, "multi_query": true, "parallel_attn": true})",
+                          ImportOptions(), diag);
+  ASSERT_TRUE(c) << diag.message;
+  EXPECT_EQ(c->attention.kvHeads, 1);
+  EXPECT_EQ(c->residual, ResidualMode::Parallel);
+  EXPECT_EQ(c->headDim(), 64); // 4544 / 71
+}
+
+TEST(Import, LocatesBadKey) {
+  ImportDiagnostic diag;
+  auto c = importHFConfig("{\"model_type\": \"llama\",\n"
+                          "  \"hidden_size\": 4096,\n"
+                          "  \"num_attention_heads\": -4,\n"
+                          "  \"num_hidden_layers\": 32, \"vocab_size\": 32000}",
+                          ImportOptions(), diag);
+  EXPECT_FALSE(c);
+  EXPECT_EQ(diag.line, 3u);
+  EXPECT_EQ(diag.column, 3u);
+  EXPECT_NE(diag.message.find("num_attention_heads"), std::string::npos);
+  EXPECT_NE(diag.message.find("-4"), std::string::npos);
+}
+
+TEST(Import, MalformedJsonHasLineAndColumn) {
+  ImportDiagnostic diag;
+  EXPECT_FALSE(importHFConfig("{\n  \"model_type\": \"gpt2\",\n  \"n_embd\" 768\n}",
+                              ImportOptions(), diag));
+  EXPECT_EQ(diag.line, 3u);
+  EXPECT_NE(diag.message.find("malformed JSON"), std::string::npos);
+}
+
+TEST(Import, KnowsAllListedTypes) {
+  auto types = supportedModelTypes();
+  for (const char *t : {"gpt2", "gpt_neo", "gptj", "gpt_neox", "opt", "llama",
+                        "mistral", "qwen2", "phi", "falcon", "bloom", "gemma",
+                        "stablelm", "bert"})
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
+}
