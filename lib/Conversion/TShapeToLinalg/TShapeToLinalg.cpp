@@ -447,7 +447,10 @@ Value Lowerer::mlpBranch(tshape::MLPOp op, Value x2, int64_t layer,
   if (op.getGated() && fuseGated) {
     Value both = linear("mlp_up", layer, x2, 2 * f, &steps);
     upIdx = 0;
-    hidden = mul(activation(slice(both, 0, f), act), slice(both, f, f));
+    // Sequenced so the IR order is deterministic: gate half, then up half.
+    Value gate = activation(slice(both, 0, f), act);
+    Value up = slice(both, f, f);
+    hidden = mul(gate, up);
   } else if (op.getGated()) {
     Value gate = linear("mlp_gate", layer, x2, f, &steps);
     Value up = linear("mlp_up", layer, x2, f, &steps);
@@ -543,7 +546,8 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
       y = add(add(x2, a), m);
       tape.push_back([this, attnBwd, mlpBwd](Value g) {
         Value gm = mlpBwd(g);
-        return add(add(g, gm), attnBwd(g));
+        Value gx = add(g, gm);
+        return add(gx, attnBwd(g));
       });
     }
     return to3D(y);
@@ -660,6 +664,15 @@ struct TShapeLowerToLinalgPass
         return signalPassFailure();
       numGemms += lowerer.gemmCount;
       numLayers += lowerer.layerCount;
+    }
+    // A module-level parallel attribute becomes builtin-typed too.
+    ModuleOp module = getOperation();
+    if (auto p = module->getAttrOfType<tshape::ParallelAttr>(
+            TShapeDialect::kParallelAttrName)) {
+      module->removeAttr(TShapeDialect::kParallelAttrName);
+      module->setAttr(TShapeDialect::kTpAttrName,
+                      IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                       p.getTp()));
     }
     // Any tshape op left (outside a function) cannot be lowered.
     WalkResult left = getOperation().walk([](Operation *op) {

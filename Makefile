@@ -1,0 +1,52 @@
+# tshape: the two README commands, and a few helpers.
+#
+#   make demo    install what is missing, build, import the bundled GPT-3
+#                2.7B config, lower it to linalg and summarize its GEMMs
+#   make check   install what is missing, build, run the lit suite and the
+#                unit tests
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+TSHAPE_OPT = $(BUILD)/bin/tshape-opt
+TSHAPE_TRANSLATE = $(BUILD)/bin/tshape-translate
+DEMO_CONFIG ?= examples/gpt3-2.7b.json
+
+.PHONY: setup configure build demo check docs install clean
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	cmake -G Ninja -S . -B $(BUILD) \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+configure: setup $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== tshape IR imported from $(DEMO_CONFIG) (b=4, s=2048, bf16) =="
+	$(TSHAPE_TRANSLATE) --import-hf-config $(DEMO_CONFIG) -o $(BUILD)/demo.tshape.mlir
+	@cat $(BUILD)/demo.tshape.mlir
+	@echo
+	@echo "== lowered to linalg: first layer's GEMMs (full IR in $(BUILD)/demo.linalg.mlir) =="
+	$(TSHAPE_OPT) --tshape-lower-to-linalg $(BUILD)/demo.tshape.mlir -o $(BUILD)/demo.linalg.mlir
+	@grep -E "linalg\.(batch_)?matmul" $(BUILD)/demo.linalg.mlir | grep -E "tshape.layer = (0|-1) " | sed 's/^ *//'
+	@echo
+	@echo "== GEMM summary (one tensor-parallel rank, forward) =="
+	$(TSHAPE_OPT) --tshape-gemm-summary $(BUILD)/demo.linalg.mlir -o /dev/null
+
+check: build
+	cmake --build $(BUILD) --target check-tshape
+	cd $(BUILD) && ctest --output-on-failure
+
+docs: configure
+	cmake --build $(BUILD) --target tshape-doc
+	mkdir -p docs/generated
+	cp $(BUILD)/docs/generated/*.md docs/generated/
+
+install: build
+	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
+
+clean:
+	rm -rf $(BUILD)

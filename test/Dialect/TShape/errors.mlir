@@ -1,0 +1,265 @@
+// RUN: tshape-opt %s -split-input-file -verify-diagnostics
+// One case per numbered verifier rule (docs/dialect.md, "Verifier rules").
+
+// S1: every size is positive.
+func.func @s1_heads(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule S1: heads must be positive, got 0}}
+  %0 = tshape.attention %x heads = 0 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+func.func @s1_inner(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule S1: inner must be positive, got -256}}
+  %0 = tshape.mlp %x inner = -256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+func.func @s1_vocab(%x: tensor<1x16x64xbf16>) -> tensor<1x16x0xbf16> {
+  // expected-error @+1 {{rule S1: vocab must be positive, got 0}}
+  %0 = tshape.lm_head %x vocab = 0 : tensor<1x16x64xbf16> -> tensor<1x16x0xbf16>
+  return %0 : tensor<1x16x0xbf16>
+}
+
+// -----
+
+func.func @s1_layers(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule S1: layers must be positive, got 0}}
+  %0 = tshape.repeat %x layers = 0 : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    tshape.yield %in : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+func.func @s1_head_dim(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule S1: head_dim must be positive, got -8}}
+  %0 = tshape.attention %x heads = 4 kv_heads = 4 head_dim = -8 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// S2: sizes near the int64 limit overflow the FLOP count (2 b s^2 a d for
+// the scores: 2 * 2^31 * 2^31 * ... > 2^63) and are rejected, not wrapped.
+func.func @s2_overflow(%x: tensor<1x2147483648x4096xbf16>) -> tensor<1x2147483648x4096xbf16> {
+  // expected-error @+1 {{rule S2: sizes overflow 64-bit arithmetic}}
+  %0 = tshape.attention %x heads = 32 kv_heads = 32 : tensor<1x2147483648x4096xbf16> -> tensor<1x2147483648x4096xbf16>
+  return %0 : tensor<1x2147483648x4096xbf16>
+}
+
+// -----
+
+// A1: hidden divisible by heads unless head_dim is given; 2560 = 2^9 * 5,
+// whose divisors nearest 33 are 32 and 40.
+func.func @a1(%x: tensor<1x16x2560xbf16>) -> tensor<1x16x2560xbf16> {
+  // expected-error @+1 {{rule A1: hidden size 2560 is not divisible by heads 33 (head dim would be 77.58); use a head count that divides it (nearest: 32 or 40) or give head_dim explicitly}}
+  %0 = tshape.attention %x heads = 33 kv_heads = 33 : tensor<1x16x2560xbf16> -> tensor<1x16x2560xbf16>
+  return %0 : tensor<1x16x2560xbf16>
+}
+
+// -----
+
+// A2: heads divisible by kv_heads.
+func.func @a2(%x: tensor<1x16x4096xbf16>) -> tensor<1x16x4096xbf16> {
+  // expected-error @+1 {{rule A2: heads 32 is not divisible by kv_heads 5}}
+  %0 = tshape.attention %x heads = 32 kv_heads = 5 : tensor<1x16x4096xbf16> -> tensor<1x16x4096xbf16>
+  return %0 : tensor<1x16x4096xbf16>
+}
+
+// -----
+
+// A3: heads divisible by the tensor-parallel degree; 32 on 3 ranks: use 30
+// (3 x 10) or 33 (3 x 11).
+func.func @a3(%x: tensor<1x16x4096xbf16>) -> tensor<1x16x4096xbf16>
+    attributes {tshape.parallel = #tshape.parallel<tp = 3>} {
+  // expected-error @+1 {{rule A3: heads 32 is not divisible by tensor-parallel degree 3; use heads 30 or 33, or tp dividing 32}}
+  %0 = tshape.attention %x heads = 32 kv_heads = 32 : tensor<1x16x4096xbf16> -> tensor<1x16x4096xbf16>
+  return %0 : tensor<1x16x4096xbf16>
+}
+
+// -----
+
+// A4: kv_heads and tp compatible (4 kv heads on 6 ranks: neither divides).
+module attributes {tshape.parallel = #tshape.parallel<tp = 6>} {
+  func.func @a4(%x: tensor<1x16x3072xbf16>) -> tensor<1x16x3072xbf16> {
+    // expected-error @+1 {{rule A4: kv_heads 4 and tensor-parallel degree 6 are incompatible}}
+    %0 = tshape.attention %x heads = 24 kv_heads = 4 : tensor<1x16x3072xbf16> -> tensor<1x16x3072xbf16>
+    return %0 : tensor<1x16x3072xbf16>
+  }
+}
+
+// -----
+
+// M1: inner size divisible by tp; 11008 / 3 is not whole, pad to 11010.
+func.func @m1(%x: tensor<1x16x4096xbf16>) -> tensor<1x16x4096xbf16>
+    attributes {tshape.parallel = #tshape.parallel<tp = 3>} {
+  // expected-error @+1 {{rule M1: inner size 11008 is not divisible by tensor-parallel degree 3; pad it to 11010}}
+  %0 = tshape.mlp %x inner = 11008 activation = silu gated : tensor<1x16x4096xbf16> -> tensor<1x16x4096xbf16>
+  return %0 : tensor<1x16x4096xbf16>
+}
+
+// -----
+
+// V1: vocab divisible by tp; 50257 on 2 ranks: pad to 50258.
+func.func @v1(%t: tensor<1x16xi32>) -> tensor<1x16x64xbf16>
+    attributes {tshape.parallel = #tshape.parallel<tp = 2>} {
+  // expected-error @+1 {{rule V1: vocab 50257 is not divisible by tensor-parallel degree 2; pad it to 50258}}
+  %0 = tshape.embedding %t vocab = 50257 : tensor<1x16xi32> -> tensor<1x16x64xbf16>
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// T1: activations are static batch x seq x hidden.
+func.func @t1(%x: tensor<16x64xbf16>) -> tensor<16x64xbf16> {
+  // expected-error @+1 {{rule T1: input must be a static batch x seq x hidden tensor with positive sizes, got 'tensor<16x64xbf16>'}}
+  %0 = tshape.mlp %x inner = 256 activation = gelu : tensor<16x64xbf16> -> tensor<16x64xbf16>
+  return %0 : tensor<16x64xbf16>
+}
+
+// -----
+
+func.func @t1_dynamic(%x: tensor<1x?x64xbf16>) -> tensor<1x?x64xbf16> {
+  // expected-error @+1 {{rule T1: input must be a static batch x seq x hidden tensor}}
+  %0 = tshape.attention %x heads = 1 kv_heads = 1 : tensor<1x?x64xbf16> -> tensor<1x?x64xbf16>
+  return %0 : tensor<1x?x64xbf16>
+}
+
+// -----
+
+// T2: a sub-layer keeps the activation type.
+func.func @t2(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xf16> {
+  // expected-error @+1 {{rule T2: result type 'tensor<1x16x64xf16>' must equal the input type 'tensor<1x16x64xbf16>'}}
+  %0 = tshape.mlp %x inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xf16>
+  return %0 : tensor<1x16x64xf16>
+}
+
+// -----
+
+// T3: embedding tokens are batch x seq matching the result.
+func.func @t3(%t: tensor<2x16xi32>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule T3: tokens 'tensor<2x16xi32>' must be batch x seq matching the result 'tensor<1x16x64xbf16>'}}
+  %0 = tshape.embedding %t vocab = 100 : tensor<2x16xi32> -> tensor<1x16x64xbf16>
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// T4: LM head result is batch x seq x vocab.
+func.func @t4(%x: tensor<1x16x64xbf16>) -> tensor<1x16x99xbf16> {
+  // expected-error @+1 {{rule T4: result 'tensor<1x16x99xbf16>' must be batch x seq x vocab (1x16x100) of the input's element type}}
+  %0 = tshape.lm_head %x vocab = 100 : tensor<1x16x64xbf16> -> tensor<1x16x99xbf16>
+  return %0 : tensor<1x16x99xbf16>
+}
+
+// -----
+
+// L1: a tied head needs the embedding it shares.
+func.func @l1(%x: tensor<1x16x64xbf16>) -> tensor<1x16x100xbf16> {
+  // expected-error @+1 {{rule L1: tied head needs a tshape.embedding with vocab 100 and hidden 64 in the same function}}
+  %0 = tshape.lm_head %x vocab = 100 tied : tensor<1x16x64xbf16> -> tensor<1x16x100xbf16>
+  return %0 : tensor<1x16x100xbf16>
+}
+
+// -----
+
+// B1: a block holds exactly one attention and one MLP.
+func.func @b1(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B1: the body must hold exactly one tshape.attention and one tshape.mlp, then tshape.yield; found 1 attention, 0 mlp and 2 ops in all}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %a : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B2: the attention reads the block input.
+func.func @b2(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B2: the attention must read the block input}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %x heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %m = tshape.mlp %a inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %m : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B3: a sequential block's MLP reads the attention's result.
+func.func @b3_sequential(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B3: a sequential block's MLP must read the attention's result}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %m = tshape.mlp %in inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %m : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B3: a parallel block yields both branches.
+func.func @b3_parallel(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B3: a parallel block's MLP must read the block input and the body must yield the attention's and the MLP's results, in that order}}
+  %0 = tshape.block parallel %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %m = tshape.mlp %in inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %m : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// R1: a repeat body takes and yields one value of the input type.
+func.func @r1(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule R1: the body must take and yield one value of the input type 'tensor<1x16x64xbf16>'}}
+  %0 = tshape.repeat %x layers = 2 : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    tshape.yield %in, %in : tensor<1x16x64xbf16>, tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// P1: the tensor-parallel degree is positive.
+// expected-error @+1 {{rule P1: tensor-parallel degree tp must be positive, got 0}}
+func.func @p1() attributes {tshape.parallel = #tshape.parallel<tp = 0>} {
+  return
+}
+
+// -----
+
+// Dialect attributes have their documented types.
+// expected-error @+1 {{'tshape.parallel' must be a #tshape.parallel attribute}}
+func.func @bad_parallel() attributes {tshape.parallel = 2 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tshape attribute 'tshape.pipeline'}}
+func.func @unknown_attr() attributes {tshape.pipeline = 2 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.role' must be a string}}
+func.func @bad_role() attributes {tshape.role = 3 : i64} {
+  return
+}
