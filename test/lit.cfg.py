@@ -18,7 +18,7 @@ config.substitutions.append(("%tshape_src", config.tshape_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tshape_src_root, "examples")))
 config.substitutions.append(("%tshape_build", config.tshape_obj_root))
 config.substitutions.append(("%cmake", config.cmake_command))
-config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%generator", config.cmake_generator))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 
 llvm_config.use_default_substitutions()
