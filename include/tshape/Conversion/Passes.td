@@ -54,7 +54,10 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
            "also emit the backward GEMMs of a training step">,
     Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
            "emit a gated MLP's gate and up projections as one GEMM of width "
-           "2f/t (role mlp_up) instead of two">
+           "2f/t (role mlp_up) instead of two">,
+    Option<"maxLayers", "max-layers", "int64_t", /*default=*/"4096",
+           "refuse to unroll more than this many layers in one function "
+           "(keeps a mistyped layer count from exhausting memory)">
   ];
   let statistics = [
     Statistic<"numGemms", "gemms", "Number of GEMMs emitted">,

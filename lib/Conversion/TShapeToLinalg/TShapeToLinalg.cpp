@@ -35,9 +35,10 @@ namespace {
 /// Builds the linalg form of one function's tshape ops.
 class Lowerer {
 public:
-  Lowerer(func::FuncOp fn, bool training, bool fuseGated)
+  Lowerer(func::FuncOp fn, bool training, bool fuseGated, int64_t maxLayers)
       : fn(fn), b(fn.getLoc(), fn.getContext()), training(training),
-        fuseGated(fuseGated), tp(tshape::getTensorParallelDegree(fn)) {}
+        fuseGated(fuseGated), maxLayers(maxLayers),
+        tp(tshape::getTensorParallelDegree(fn)) {}
 
   /// Lowers every tshape op in the function; fails with a diagnostic.
   LogicalResult run();
@@ -73,8 +74,10 @@ private:
                SmallVectorImpl<Backward> *tape);
   Value linearBackward(StringRef role, int64_t layer, Value x, Value w,
                        Value dy);
-  Value add(Value x, Value y);
-  Value mul(Value x, Value y);
+  /// x op y elementwise (linalg.add, linalg.mul).
+  template <typename ElementwiseOp> Value elementwise(Value x, Value y);
+  Value add(Value x, Value y) { return elementwise<linalg::AddOp>(x, y); }
+  Value mul(Value x, Value y) { return elementwise<linalg::MulOp>(x, y); }
   Value activation(Value x, tshape::Activation act);
   Value softmax(Value x);
   Value collapse(Value x, ArrayRef<ReassociationIndices> groups);
@@ -98,6 +101,7 @@ private:
   func::FuncOp fn;
   ImplicitLocOpBuilder b;
   bool training, fuseGated;
+  int64_t maxLayers;
   int64_t tp;
   Type elt;
   int64_t batch = 0, seq = 0;
@@ -206,18 +210,11 @@ Value Lowerer::linear(StringRef role, int64_t layer, Value x,
   return y;
 }
 
-Value Lowerer::add(Value x, Value y) {
+template <typename ElementwiseOp>
+Value Lowerer::elementwise(Value x, Value y) {
   Value init = tensor::EmptyOp::create(
       b, cast<RankedTensorType>(x.getType()).getShape(), elt);
-  return linalg::AddOp::create(b, TypeRange{init.getType()}, ValueRange{x, y},
-                               ValueRange{init})
-      .getResult(0);
-}
-
-Value Lowerer::mul(Value x, Value y) {
-  Value init = tensor::EmptyOp::create(
-      b, cast<RankedTensorType>(x.getType()).getShape(), elt);
-  return linalg::MulOp::create(b, TypeRange{init.getType()}, ValueRange{x, y},
+  return ElementwiseOp::create(b, TypeRange{init.getType()}, ValueRange{x, y},
                                ValueRange{init})
       .getResult(0);
 }
@@ -553,6 +550,11 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     return to3D(y);
   }
   if (auto repeat = dyn_cast<tshape::RepeatOp>(op)) {
+    if (repeat.getLayers() > maxLayers - nextLayer)
+      return repeat.emitOpError()
+             << "unrolling " << repeat.getLayers() << " layers after "
+             << nextLayer << " would exceed max-layers=" << maxLayers
+             << "; raise the option if this is intended";
     Value cur = map.lookupOrDefault(repeat.getInput());
     for (int64_t i = 0; i < repeat.getLayers(); ++i) {
       IRMapping bodyMap;
@@ -659,7 +661,7 @@ struct TShapeLowerToLinalgPass
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       if (fn.isExternal())
         continue;
-      Lowerer lowerer(fn, training, fuseGatedMlp);
+      Lowerer lowerer(fn, training, fuseGatedMlp, maxLayers);
       if (failed(lowerer.run()))
         return signalPassFailure();
       numGemms += lowerer.gemmCount;
