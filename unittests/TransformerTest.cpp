@@ -104,6 +104,20 @@ TEST(Rules, Model) {
   EXPECT_EQ(countParameters(c), std::nullopt);
 }
 
+TEST(Rules, ExtremeValuesDoNotOverflowMessages) {
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  // max = 2^63 - 1 is odd: the next multiple of 2 does not fit, so the
+  // suggestion saturates at the largest even value, max - 1.
+  auto v = checkDivisibleByTp("V1", "vocab", max, 2);
+  ASSERT_TRUE(v);
+  EXPECT_NE(v->message.find(std::to_string(max - 1)), std::string::npos);
+  // heads = max with hidden = max - 1: A1, and the divisor scan stays in
+  // range.
+  auto a = checkAttention(max - 1, max, max, 0, 1);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->rule, "A1");
+}
+
 TEST(Gemms, Gpt3Forward) {
   ModelConfig c = gpt3_2p7b();
   auto gs = layerGemms(c, 0, /*training=*/false);

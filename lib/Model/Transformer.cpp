@@ -118,8 +118,8 @@ std::pair<int64_t, int64_t> nearestDivisors(int64_t n, int64_t x) {
       lo = d;
       break;
     }
-  // Bounded scan: heads counts are small; stop at n.
-  for (int64_t d = x + 1; d <= n && d <= x + 4096; ++d)
+  // Bounded scan: heads counts are small; stop at n (x < n, so no overflow).
+  for (int64_t d = x + 1; x < n && d <= n && d - x <= 4096; ++d)
     if (n % d == 0) {
       hi = d;
       break;
@@ -127,7 +127,15 @@ std::pair<int64_t, int64_t> nearestDivisors(int64_t n, int64_t x) {
   return {lo, hi};
 }
 
-int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+/// The smallest multiple of m (> 0) at or above v, saturating at the
+/// largest multiple of m that fits in int64.
+int64_t roundUp(int64_t v, int64_t m) {
+  int64_t down = v / m * m;
+  if (down == v)
+    return v;
+  std::optional<int64_t> up = checkedAdd(down, m);
+  return up ? *up : down;
+}
 } // namespace
 
 std::optional<RuleViolation> tshape::model::checkPositive(const char *what,
