@@ -1,0 +1,98 @@
+//===- GemmModel.h - Predicted GEMM time on a GPU ---------------*- C++ -*-===//
+//
+// For one GEMM (batch x (M x K) . (K x N), element type, operand layouts) on
+// a GpuTarget: alignment of M, N, K and the leading dimensions, the tile the
+// library would plausibly pick (minimum predicted time over the target's
+// menu), tile, K-step and wave quantization, a roofline bound, and the
+// predicted time and TFLOP/s. docs/cost-model.md states every formula.
+// Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_ANALYSIS_GEMMMODEL_H
+#define TSHAPE_ANALYSIS_GEMMMODEL_H
+
+#include "tshape/Target/GpuTarget.h"
+
+namespace tshape::analysis {
+
+struct GemmProblem {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  model::DType dtype = model::DType::BF16;
+  bool transA = false; ///< A stored K x M (lda = M), else M x K (lda = K)
+  bool transB = false; ///< B stored N x K (ldb = K), else K x N (ldb = N)
+};
+
+/// Alignment of one size (in elements) against the target's rules.
+struct DimAlignment {
+  int64_t elements = 0;
+  int64_t bytes = 0;
+  bool meetsMin = true;  ///< multiple of minAlignBytes
+  bool meetsBest = true; ///< multiple of bestAlignBytes
+  int64_t vectorBytes = 16; ///< widest power of two <= 16 dividing bytes
+};
+
+struct GemmEstimate {
+  bool supported = true; ///< the dtype has a GEMM path on the target
+  target::TileConfig tile;
+  /// K is split into this many slices run by separate CTAs (their partial
+  /// sums are reduced in fp32 through memory).
+  int64_t splitK = 1;
+  int64_t tilesM = 0, tilesN = 0, tiles = 0, slots = 0, waves = 0;
+  double tileEfficiency = 1, kEfficiency = 1, waveEfficiency = 1;
+  double alignFactor = 1; ///< throughput factor of the narrowest load
+  DimAlignment m, n, k, lda, ldb, ldc;
+  double flops = 0, bytes = 0, intensity = 0;
+  bool memoryBound = false;
+  double computeUs = 0, memoryUs = 0, predictedUs = 0, tflops = 0;
+  /// The time with every shape effect removed: the same FLOPs and bytes at
+  /// full tile, K-step, wave and alignment efficiency on the largest tile.
+  double idealUs = 0;
+  /// Time each cause adds over the ideal (zero when memory-bound).
+  double lostTileUs = 0, lostKUs = 0, lostWaveUs = 0, lostAlignUs = 0;
+  /// Fraction of issued tensor-core work that is useful:
+  /// tile x K-step x wave x alignment.
+  double shapeEfficiency() const {
+    return tileEfficiency * kEfficiency * waveEfficiency * alignFactor;
+  }
+};
+
+/// Throughput factor of global loads `vectorBytes` wide (16 = 1.0). Model
+/// constants; the 4-byte value is fitted to a public H100 measurement (see
+/// docs/cost-model.md).
+double alignmentFactor(int64_t vectorBytes);
+
+/// Alignment of `elements` elements of `dtype` on `target`.
+DimAlignment alignmentOf(int64_t elements, model::DType dtype,
+                         const target::GpuTarget &target);
+
+/// Predicts one GEMM with a given tile and split-K factor.
+GemmEstimate estimateWithTile(const GemmProblem &p,
+                              const target::GpuTarget &target,
+                              const target::TileConfig &tile,
+                              int64_t splitK = 1);
+
+/// Predicts one GEMM with the tile and split-K of minimum predicted time
+/// (ties: the earlier tile in the menu, then no split). Split-K is tried
+/// only when the tiles do not fill one wave.
+GemmEstimate estimateGemm(const GemmProblem &p,
+                          const target::GpuTarget &target);
+
+/// A fused-attention (FlashAttention) kernel: scores, softmax and values of
+/// `batch` heads of `seq` x `headDim`, compute-bound, with the head dim padded
+/// to the next size the target's kernels support. `supported` is false when
+/// no kernel covers `headDim`.
+struct FusedAttentionEstimate {
+  bool supported = true;
+  int64_t paddedHeadDim = 0;
+  double headDimEfficiency = 1;
+  double flops = 0, predictedUs = 0, tflops = 0;
+};
+FusedAttentionEstimate estimateFusedAttention(int64_t batch, int64_t seq,
+                                              int64_t headDim, bool causal,
+                                              model::DType dtype,
+                                              const target::GpuTarget &target);
+
+} // namespace tshape::analysis
+
+#endif // TSHAPE_ANALYSIS_GEMMMODEL_H

@@ -1,0 +1,75 @@
+//===- GpuTarget.h - GPU descriptions for the GEMM model --------*- C++ -*-===//
+//
+// What the GEMM cost model needs to know about a GPU: SM count, dense
+// tensor-core peak per element type, memory bandwidth, L2 size, the alignment
+// rules, the CTA tile menu and how many tiles an SM runs at once. Built-in
+// figures come from vendor datasheets and whitepapers (docs/targets.md cites
+// each). Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_TARGET_GPUTARGET_H
+#define TSHAPE_TARGET_GPUTARGET_H
+
+#include "tshape/Model/Transformer.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tshape::target {
+
+/// One CTA tile shape of the GEMM library's menu.
+struct TileConfig {
+  int64_t m = 128, n = 128;
+  /// Fraction of the per-SM peak this tile shape reaches on a large aligned
+  /// GEMM (smaller tiles reuse operands less). Model constant.
+  double efficiency = 1.0;
+  /// How many such tiles one SM runs at once.
+  int64_t ctasPerSm = 1;
+};
+
+struct GpuTarget {
+  std::string name;        ///< canonical name, e.g. "h100-sxm"
+  std::string description; ///< e.g. "NVIDIA H100 SXM5 80GB"
+  std::string arch;        ///< volta, ampere, ada, hopper, blackwell
+  int64_t smCount = 0;
+  /// Dense tensor-core peak in TFLOP/s, indexed by model::DType; 0 means the
+  /// type has no GEMM path on this GPU.
+  double peakTflops[5] = {0, 0, 0, 0, 0};
+  double memoryBandwidthGBs = 0; ///< DRAM bandwidth, GB/s
+  double l2MB = 0;
+  int64_t minAlignBytes = 16;  ///< tensor cores need 16-byte multiples
+  int64_t bestAlignBytes = 128; ///< 128 bytes from Ampere on
+  int64_t kTileBytes = 128;     ///< K consumed per main-loop step
+  /// Fractions of peak compute and bandwidth a large, aligned GEMM reaches.
+  /// Model constants: calibration against measurements replaces them.
+  double mathEfficiency = 0.8;
+  double memoryEfficiency = 0.85;
+  double launchOverheadUs = 2.0;
+  /// Head dimensions with a fused-attention (FlashAttention) kernel; other
+  /// head dims run padded up to the next one listed.
+  std::vector<int64_t> fusedHeadDims;
+  std::vector<TileConfig> tiles;
+
+  double peak(model::DType t) const { return peakTflops[(int)t]; }
+};
+
+/// The built-in targets, in documentation order.
+const std::vector<GpuTarget> &builtinTargets();
+/// A built-in target by canonical name; nullptr when unknown.
+const GpuTarget *findBuiltinTarget(const std::string &name);
+/// "v100, a100-40gb, ..." for error messages.
+std::string builtinTargetNames();
+
+/// Parses a target description (JSON, schema in docs/targets.md). On error
+/// returns nullopt and sets `error` (with line:column for malformed JSON).
+std::optional<GpuTarget> parseTargetJson(const std::string &text,
+                                         std::string &error);
+/// Reads and parses a target file.
+std::optional<GpuTarget> loadTargetFile(const std::string &path,
+                                        std::string &error);
+
+} // namespace tshape::target
+
+#endif // TSHAPE_TARGET_GPUTARGET_H

@@ -1,0 +1,92 @@
+//===- GpuTarget.cpp - Built-in GPU targets -------------------------------===//
+//
+// Figures from vendor datasheets and whitepapers; docs/targets.md cites the
+// source of each row. Peaks are dense (no 2:4 sparsity).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Target/GpuTarget.h"
+
+using namespace tshape::target;
+
+namespace {
+/// The cuBLAS-like tile menu (model constants, see docs/targets.md):
+/// large tiles reach the full per-SM rate one at a time; smaller ones reuse
+/// operands less but several fit on an SM.
+std::vector<TileConfig> defaultTiles() {
+  return {{256, 128, 1.00, 1}, {128, 256, 1.00, 1}, {128, 128, 0.95, 2},
+          {256, 64, 0.92, 2},  {64, 256, 0.92, 2},  {128, 64, 0.85, 4},
+          {64, 128, 0.85, 4},  {64, 64, 0.70, 4},
+          // Skinny tiles for decode-sized GEMMs (M or N of a few rows).
+          {16, 128, 0.40, 8},  {128, 16, 0.40, 8}};
+}
+
+// Peak order: BF16, FP16, FP32, TF32, FP8 (model::DType).
+GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms,
+               double bf16, double fp16, double fp32, double tf32, double fp8,
+               double bwGBs, double l2MB) {
+  GpuTarget t;
+  t.name = name;
+  t.description = desc;
+  t.arch = arch;
+  t.smCount = sms;
+  t.peakTflops[0] = bf16;
+  t.peakTflops[1] = fp16;
+  t.peakTflops[2] = fp32;
+  t.peakTflops[3] = tf32;
+  t.peakTflops[4] = fp8;
+  t.memoryBandwidthGBs = bwGBs;
+  t.l2MB = l2MB;
+  t.tiles = defaultTiles();
+  bool volta = std::string(arch) == "volta";
+  t.bestAlignBytes = volta ? 16 : 128;
+  t.kTileBytes = volta ? 64 : 128;
+  // FlashAttention kernels: FA3 on Hopper/Blackwell ships 64, 128, 256;
+  // FA2 on Ampere/Ada compiles multiples of 32 up to 256; none on Volta.
+  if (std::string(arch) == "hopper" || std::string(arch) == "blackwell")
+    t.fusedHeadDims = {64, 128, 256};
+  else if (!volta)
+    t.fusedHeadDims = {32, 64, 96, 128, 160, 192, 224, 256};
+  return t;
+}
+} // namespace
+
+const std::vector<GpuTarget> &tshape::target::builtinTargets() {
+  static const std::vector<GpuTarget> targets = {
+      // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
+      // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
+      make("v100", "NVIDIA V100 SXM2 32GB", "volta", 80, 15.7, 125, 15.7,
+           15.7, 0, 900, 6),
+      make("a100-40gb", "NVIDIA A100 SXM4 40GB", "ampere", 108, 312, 312,
+           19.5, 156, 0, 1555, 40),
+      make("a100-80gb", "NVIDIA A100 SXM4 80GB", "ampere", 108, 312, 312,
+           19.5, 156, 0, 2039, 40),
+      make("h100-sxm", "NVIDIA H100 SXM5 80GB", "hopper", 132, 989.4, 989.4,
+           66.9, 494.7, 1978.9, 3350, 50),
+      make("h100-pcie", "NVIDIA H100 PCIe 80GB", "hopper", 114, 756, 756,
+           51.2, 378, 1513, 2000, 50),
+      make("h200", "NVIDIA H200 SXM 141GB", "hopper", 132, 989.4, 989.4,
+           66.9, 494.7, 1978.9, 4800, 50),
+      make("b200", "NVIDIA B200 (HGX, 1000 W)", "blackwell", 148, 2250, 2250,
+           75, 1100, 4500, 7700, 126),
+      make("l40s", "NVIDIA L40S 48GB", "ada", 142, 362.05, 362.05, 91.6, 183,
+           733, 864, 96),
+      make("rtx4090", "NVIDIA GeForce RTX 4090", "ada", 128, 165.2, 165.2,
+           82.6, 82.6, 330.3, 1008, 72),
+  };
+  return targets;
+}
+
+const GpuTarget *tshape::target::findBuiltinTarget(const std::string &name) {
+  for (const GpuTarget &t : builtinTargets())
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+std::string tshape::target::builtinTargetNames() {
+  std::string out;
+  for (const GpuTarget &t : builtinTargets())
+    out += (out.empty() ? "" : ", ") + t.name;
+  return out;
+}

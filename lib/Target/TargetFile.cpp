@@ -1,0 +1,217 @@
+//===- TargetFile.cpp - GPU target descriptions in JSON -------------------===//
+//
+// Reads a user's GPU description. A file may start from a built-in target
+// ("base") and override any field; without a base every required field must
+// be given. Schema and example: docs/targets.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Target/GpuTarget.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdio>
+
+using namespace tshape::target;
+namespace json = llvm::json;
+
+namespace {
+bool fail(std::string &error, const std::string &message) {
+  error = message;
+  return false;
+}
+
+/// Reads a positive number under `key` into `out`; absent keeps `out`
+/// unless `required`.
+bool number(const json::Object &o, const char *key, double &out,
+            bool required, std::string &error, double maxValue = 1e300) {
+  const json::Value *v = o.get(key);
+  if (!v)
+    return !required ||
+           fail(error, std::string("missing required key '") + key + "'");
+  std::optional<double> d = v->getAsNumber();
+  if (!d)
+    return fail(error, std::string("key '") + key + "': expected a number");
+  if (!(*d > 0) || *d > maxValue) {
+    char buf[160];
+    snprintf(buf, sizeof(buf), "key '%s': must be in (0, %g], got %g", key,
+             maxValue, *d);
+    return fail(error, buf);
+  }
+  out = *d;
+  return true;
+}
+
+bool integer(const json::Object &o, const char *key, int64_t &out,
+             bool required, std::string &error) {
+  const json::Value *v = o.get(key);
+  if (!v)
+    return !required ||
+           fail(error, std::string("missing required key '") + key + "'");
+  std::optional<int64_t> i = v->getAsInteger();
+  if (!i || *i <= 0)
+    return fail(error, std::string("key '") + key +
+                           "': expected a positive integer");
+  out = *i;
+  return true;
+}
+
+bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+} // namespace
+
+std::optional<GpuTarget>
+tshape::target::parseTargetJson(const std::string &text, std::string &error) {
+  llvm::Expected<json::Value> parsed = json::parse(text);
+  if (!parsed) {
+    error = "malformed JSON: " + llvm::toString(parsed.takeError());
+    return std::nullopt;
+  }
+  const json::Object *o = parsed->getAsObject();
+  if (!o) {
+    error = "expected a JSON object at the top level";
+    return std::nullopt;
+  }
+  GpuTarget t;
+  bool fromBase = false;
+  if (const json::Value *base = o->get("base")) {
+    auto name = base->getAsString();
+    const GpuTarget *b = name ? findBuiltinTarget(name->str()) : nullptr;
+    if (!b) {
+      error = "key 'base': unknown built-in target" +
+              (name ? " '" + name->str() + "'" : std::string()) +
+              " (known: " + builtinTargetNames() + ")";
+      return std::nullopt;
+    }
+    t = *b;
+    fromBase = true;
+  }
+  bool req = !fromBase;
+  if (auto n = o->getString("name"))
+    t.name = n->str();
+  else if (req) {
+    error = "missing required key 'name'";
+    return std::nullopt;
+  }
+  if (auto d = o->getString("description"))
+    t.description = d->str();
+  if (auto a = o->getString("arch"))
+    t.arch = a->str();
+  double bw = t.memoryBandwidthGBs, l2 = t.l2MB, mathEff = t.mathEfficiency,
+         memEff = t.memoryEfficiency, launch = t.launchOverheadUs;
+  if (!integer(*o, "sm_count", t.smCount, req, error) ||
+      !number(*o, "memory_bandwidth_gbs", bw, req, error) ||
+      !number(*o, "l2_mb", l2, false, error) ||
+      !number(*o, "math_efficiency", mathEff, false, error, 1.0) ||
+      !number(*o, "memory_efficiency", memEff, false, error, 1.0) ||
+      !number(*o, "launch_overhead_us", launch, false, error) ||
+      !integer(*o, "min_align_bytes", t.minAlignBytes, false, error) ||
+      !integer(*o, "best_align_bytes", t.bestAlignBytes, false, error) ||
+      !integer(*o, "k_tile_bytes", t.kTileBytes, false, error))
+    return std::nullopt;
+  t.memoryBandwidthGBs = bw;
+  t.l2MB = l2;
+  t.mathEfficiency = mathEff;
+  t.memoryEfficiency = memEff;
+  t.launchOverheadUs = launch;
+  for (auto [key, v] : {std::pair<const char *, int64_t>{"min_align_bytes",
+                                                         t.minAlignBytes},
+                        {"best_align_bytes", t.bestAlignBytes},
+                        {"k_tile_bytes", t.kTileBytes}})
+    if (!isPow2(v)) {
+      error = std::string("key '") + key + "': must be a power of two, got " +
+              std::to_string(v);
+      return std::nullopt;
+    }
+  if (t.bestAlignBytes < t.minAlignBytes) {
+    error = "key 'best_align_bytes': must be at least min_align_bytes";
+    return std::nullopt;
+  }
+
+  if (const json::Value *p = o->get("peak_tflops")) {
+    const json::Object *po = p->getAsObject();
+    if (!po) {
+      error = "key 'peak_tflops': expected an object of dtype: TFLOP/s";
+      return std::nullopt;
+    }
+    for (const auto &kv : *po) {
+      auto dt = tshape::model::parseDType(kv.first.str());
+      auto d = kv.second.getAsNumber();
+      if (!dt) {
+        error = "key 'peak_tflops': unknown dtype '" + kv.first.str() +
+                "' (expected bf16, fp16, fp32, tf32, fp8)";
+        return std::nullopt;
+      }
+      if (!d || *d < 0) {
+        error = "key 'peak_tflops." + kv.first.str() +
+                "': expected a number >= 0 (0: unsupported)";
+        return std::nullopt;
+      }
+      t.peakTflops[(int)*dt] = *d;
+    }
+  } else if (req) {
+    error = "missing required key 'peak_tflops'";
+    return std::nullopt;
+  }
+  if (const json::Value *f = o->get("fused_head_dims")) {
+    const json::Array *arr = f->getAsArray();
+    if (!arr) {
+      error = "key 'fused_head_dims': expected an array of integers";
+      return std::nullopt;
+    }
+    t.fusedHeadDims.clear();
+    for (const json::Value &e : *arr) {
+      auto i = e.getAsInteger();
+      if (!i || *i <= 0) {
+        error = "key 'fused_head_dims': expected positive integers";
+        return std::nullopt;
+      }
+      t.fusedHeadDims.push_back(*i);
+    }
+  }
+  if (const json::Value *tl = o->get("tiles")) {
+    const json::Array *arr = tl->getAsArray();
+    if (!arr || arr->empty()) {
+      error = "key 'tiles': expected a non-empty array of tile objects";
+      return std::nullopt;
+    }
+    t.tiles.clear();
+    for (const json::Value &e : *arr) {
+      const json::Object *to = e.getAsObject();
+      TileConfig c;
+      double eff = 1.0;
+      if (!to) {
+        error = "key 'tiles': each tile must be an object {m, n, "
+                "efficiency, ctas_per_sm}";
+        return std::nullopt;
+      }
+      if (!integer(*to, "m", c.m, true, error) ||
+          !integer(*to, "n", c.n, true, error) ||
+          !number(*to, "efficiency", eff, false, error, 1.0) ||
+          !integer(*to, "ctas_per_sm", c.ctasPerSm, false, error)) {
+        error = "key 'tiles': " + error;
+        return std::nullopt;
+      }
+      c.efficiency = eff;
+      t.tiles.push_back(c);
+    }
+  } else if (req) {
+    error = "missing required key 'tiles'";
+    return std::nullopt;
+  }
+  return t;
+}
+
+std::optional<GpuTarget> tshape::target::loadTargetFile(const std::string &path,
+                                                        std::string &error) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf) {
+    error = "cannot read target file '" + path +
+            "': " + buf.getError().message();
+    return std::nullopt;
+  }
+  auto t = parseTargetJson((*buf)->getBuffer().str(), error);
+  if (!t)
+    error = path + ": " + error;
+  return t;
+}

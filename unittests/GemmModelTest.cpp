@@ -1,0 +1,195 @@
+//===- GemmModelTest.cpp - Unit tests of the GEMM cost model --------------===//
+//
+// Each formula of docs/cost-model.md against values derived by hand in the
+// comments. H100 SXM constants: bf16 peak 989.4 TFLOP/s x math efficiency
+// 0.8 = 791.52 TFLOP/s; 3350 GB/s x memory efficiency 0.85 = 2847.5 GB/s;
+// 132 SMs; launch overhead 2 us; K step 128 bytes = 64 bf16 elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/GemmModel.h"
+
+#include <gtest/gtest.h>
+
+using namespace tshape;
+using namespace tshape::analysis;
+using tshape::target::TileConfig;
+
+namespace {
+const target::GpuTarget &h100() {
+  return *target::findBuiltinTarget("h100-sxm");
+}
+GemmProblem gemm(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
+  GemmProblem p;
+  p.batch = batch;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+const TileConfig kBig{256, 128, 1.0, 1};
+} // namespace
+
+TEST(Targets, BuiltinsAndNames) {
+  for (const char *n : {"v100", "a100-40gb", "a100-80gb", "h100-sxm",
+                        "h100-pcie", "h200", "b200", "l40s", "rtx4090"})
+    ASSERT_NE(target::findBuiltinTarget(n), nullptr) << n;
+  EXPECT_EQ(target::findBuiltinTarget("tpu"), nullptr);
+  EXPECT_EQ(h100().smCount, 132);
+  EXPECT_EQ(target::findBuiltinTarget("b200")->smCount, 148);
+  // No FP8 GEMM path on A100 or V100.
+  EXPECT_EQ(target::findBuiltinTarget("a100-80gb")->peak(model::DType::FP8), 0);
+  EXPECT_EQ(target::findBuiltinTarget("v100")->bestAlignBytes, 16);
+}
+
+TEST(Targets, JsonFile) {
+  std::string err;
+  auto t = target::parseTargetJson(
+      R"({"base": "h100-sxm", "name": "h100-capped", "sm_count": 114,
+          "peak_tflops": {"bf16": 700}})",
+      err);
+  ASSERT_TRUE(t) << err;
+  EXPECT_EQ(t->smCount, 114);
+  EXPECT_DOUBLE_EQ(t->peak(model::DType::BF16), 700);
+  EXPECT_DOUBLE_EQ(t->peak(model::DType::FP8), 1978.9); // kept from base
+  EXPECT_FALSE(target::parseTargetJson(R"({"name": "x"})", err));
+  EXPECT_EQ(err, "missing required key 'sm_count'");
+  EXPECT_FALSE(target::parseTargetJson(
+      R"({"base": "h100-sxm", "math_efficiency": 1.5})", err));
+  EXPECT_EQ(err, "key 'math_efficiency': must be in (0, 1], got 1.5");
+  EXPECT_FALSE(target::parseTargetJson(
+      R"({"base": "h100-sxm", "min_align_bytes": 12})", err));
+  EXPECT_EQ(err, "key 'min_align_bytes': must be a power of two, got 12");
+  EXPECT_FALSE(target::parseTargetJson("{ bad", err));
+  EXPECT_NE(err.find("malformed JSON"), std::string::npos);
+}
+
+TEST(GemmModel, Alignment) {
+  // 50257 bf16 = 100514 bytes: only 2-byte aligned; 50304 = 64 x 786
+  // elements = 128 x 786 bytes meets the 128-byte best multiple.
+  DimAlignment v = alignmentOf(50257, model::DType::BF16, h100());
+  EXPECT_FALSE(v.meetsMin);
+  EXPECT_EQ(v.vectorBytes, 2);
+  DimAlignment p = alignmentOf(50304, model::DType::BF16, h100());
+  EXPECT_TRUE(p.meetsMin);
+  EXPECT_TRUE(p.meetsBest);
+  // 10922 bf16 = 21844 bytes = 4 x 5461: 4-byte loads, factor 0.68.
+  EXPECT_EQ(alignmentOf(10922, model::DType::BF16, h100()).vectorBytes, 4);
+  EXPECT_DOUBLE_EQ(alignmentFactor(4), 0.68);
+  // 80 bf16 = 160 bytes: 16-byte aligned (min) but not 128 (best).
+  DimAlignment d = alignmentOf(80, model::DType::BF16, h100());
+  EXPECT_TRUE(d.meetsMin);
+  EXPECT_FALSE(d.meetsBest);
+  // fp8 needs 16 elements for 16 bytes: 24 fp8 elements are 8-byte aligned.
+  EXPECT_EQ(alignmentOf(24, model::DType::FP8, h100()).vectorBytes, 8);
+}
+
+TEST(GemmModel, TileQuantization) {
+  // M = 300 on 256-row tiles: 2 tiles (512 rows) for 300 useful; N = 256 on
+  // 128-column tiles: exact. Efficiency 300*256 / (512*256) = 0.5859375.
+  GemmEstimate e = estimateWithTile(gemm(300, 256, 4096), h100(), kBig);
+  EXPECT_EQ(e.tilesM, 2);
+  EXPECT_EQ(e.tilesN, 2);
+  EXPECT_DOUBLE_EQ(e.tileEfficiency, 300.0 * 256 / (512.0 * 256));
+  // N = 80 (head_dim) on 128-column tiles: 80/128 = 0.625.
+  EXPECT_DOUBLE_EQ(
+      estimateWithTile(gemm(2048, 80, 2048), h100(), kBig).tileEfficiency,
+      0.625);
+}
+
+TEST(GemmModel, KStepQuantization) {
+  // K = 80 bf16 runs two 64-element steps: 80/128 = 0.625; K = 64: 1.
+  EXPECT_DOUBLE_EQ(
+      estimateWithTile(gemm(2048, 2048, 80), h100(), kBig).kEfficiency, 0.625);
+  EXPECT_DOUBLE_EQ(
+      estimateWithTile(gemm(2048, 2048, 64), h100(), kBig).kEfficiency, 1.0);
+}
+
+TEST(GemmModel, WaveSawtooth) {
+  // M = 1024, K = 4096 (compute-bound: 2 x 1024 x 4224 x 4096 = 35.4 GFLOP
+  // take 44.7 us ideal, the 51.6 MB take 18.1 us). 256x128 tiles, one per
+  // SM: 132 slots. N = 4224 gives 4 x 33 = 132 tiles, one full wave; one
+  // more tile column (N = 4352, 136 tiles) needs a second wave that is
+  // 4/132 full: 136/264 = 0.51515; N = 8448 (264 tiles) fills both waves.
+  auto waveEff = [](int64_t n) {
+    return estimateWithTile(gemm(1024, n, 4096), h100(), kBig).waveEfficiency;
+  };
+  EXPECT_DOUBLE_EQ(waveEff(4224), 1.0);
+  EXPECT_DOUBLE_EQ(waveEff(4352), 136.0 / 264.0);
+  EXPECT_DOUBLE_EQ(waveEff(8448), 1.0);
+  EXPECT_EQ(estimateWithTile(gemm(1024, 4352, 4096), h100(), kBig).waves, 2);
+  // The predicted time doubles at the boundary (less the 2 us launch), then
+  // stays flat until the second wave is full: the TFLOP/s sawtooth.
+  auto us = [](int64_t n) {
+    return estimateWithTile(gemm(1024, n, 4096), h100(), kBig).predictedUs;
+  };
+  EXPECT_NEAR(us(4352) - 2, 2 * (us(4224) - 2), 1e-6);
+  EXPECT_NEAR(us(4352), us(8448), 1e-6);
+  EXPECT_FALSE(estimateWithTile(gemm(1024, 4224, 4096), h100(), kBig)
+                   .memoryBound);
+}
+
+TEST(GemmModel, ComputeBoundTime) {
+  // 8192^3 on 256x128 tiles: 32 x 64 = 2048 tiles in ceil(2048/132) = 16
+  // waves of 132: wave efficiency 2048/2112. Ideal compute 2 x 8192^3 /
+  // 791.52e12 = 1389.114 us; / (2048/2112) = 1432.524 us; + 2 us launch.
+  GemmEstimate e = estimateWithTile(gemm(8192, 8192, 8192), h100(), kBig);
+  EXPECT_FALSE(e.memoryBound);
+  EXPECT_EQ(e.waves, 16);
+  EXPECT_NEAR(e.predictedUs, 1434.524, 1e-3);
+  EXPECT_NEAR(e.lostWaveUs, 1432.524 - 1389.114, 1e-3);
+  EXPECT_NEAR(e.tflops, 2.0 * 8192 * 8192 * 8192 / 1434.524e-6 / 1e12, 1e-3);
+  // The best tile over the menu is this one (smaller tiles pay their
+  // efficiency factor without fixing any quantization here).
+  EXPECT_EQ(estimateGemm(gemm(8192, 8192, 8192), h100()).tile.m, 256);
+}
+
+TEST(GemmModel, MemoryBoundGemv) {
+  // Decode-sized M = 1: flops 2 x 4096 x 4096 = 33,554,432; operand bytes
+  // 2 x (4096 + 4096^2 + 4096) = 33,570,816; intensity ~1 FLOP/byte, far
+  // below the ridge (791.52e12 / 2847.5e9 = 278): memory-bound. 32 skinny
+  // tiles cannot fill 1056 slots, so K is split in S slices whose fp32
+  // partial sums (2 x 4 x S x 4096 bytes) add to the traffic.
+  GemmEstimate e = estimateGemm(gemm(1, 4096, 4096), h100());
+  EXPECT_TRUE(e.memoryBound);
+  EXPECT_GT(e.splitK, 1);
+  EXPECT_NEAR(e.intensity, 33554432.0 / 33570816.0, 1e-12);
+  double bytes = 33570816.0 + 2.0 * 4 * e.splitK * 4096;
+  EXPECT_DOUBLE_EQ(e.bytes, bytes);
+  EXPECT_NEAR(e.memoryUs, bytes / 2847.5e9 * 1e6, 1e-9);
+  // ~11.8 us + 2 us launch.
+  EXPECT_NEAR(e.predictedUs, 13.8, 0.05);
+  // Shape losses hide under the memory floor.
+  EXPECT_DOUBLE_EQ(e.lostTileUs + e.lostKUs + e.lostWaveUs + e.lostAlignUs,
+                   0.0);
+}
+
+TEST(GemmModel, UnsupportedDtype) {
+  GemmProblem p = gemm(1024, 1024, 1024);
+  p.dtype = model::DType::FP8;
+  EXPECT_FALSE(estimateGemm(p, *target::findBuiltinTarget("a100-80gb"))
+                   .supported);
+  EXPECT_TRUE(estimateGemm(p, h100()).supported);
+}
+
+TEST(GemmModel, FusedAttentionHeadDim) {
+  // Hopper FlashAttention kernels cover 64, 128, 256: d = 80 runs as 128
+  // (efficiency 0.625). b*a = 128 heads, s = 2048, causal halves the work:
+  // 4 x 128 x 2048^2 x 80 / 2 = 85,899,345,920 FLOP;
+  // / (791.52e12 x 0.625) = 173.639 us; + 2 = 175.639 us.
+  FusedAttentionEstimate f = estimateFusedAttention(
+      128, 2048, 80, /*causal=*/true, model::DType::BF16, h100());
+  EXPECT_TRUE(f.supported);
+  EXPECT_EQ(f.paddedHeadDim, 128);
+  EXPECT_DOUBLE_EQ(f.headDimEfficiency, 0.625);
+  EXPECT_NEAR(f.predictedUs, 175.639, 1e-3);
+  // Ampere's kernels step by 32: d = 80 runs as 96.
+  EXPECT_EQ(estimateFusedAttention(128, 2048, 80, true, model::DType::BF16,
+                                   *target::findBuiltinTarget("a100-80gb"))
+                .paddedHeadDim,
+            96);
+  // No kernel above 256.
+  EXPECT_FALSE(estimateFusedAttention(8, 512, 320, false, model::DType::BF16,
+                                      h100())
+                   .supported);
+}
