@@ -8,6 +8,7 @@
 #ifndef TSHAPE_INITALL_H
 #define TSHAPE_INITALL_H
 
+#include "tshape/Analysis/Passes.h"
 #include "tshape/Conversion/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 
@@ -23,7 +24,10 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 /// Every tshape pass (flags start with `tshape-`).
-inline void registerAllPasses() { registerTShapeConversionPasses(); }
+inline void registerAllPasses() {
+  registerTShapeConversionPasses();
+  registerTShapeAnalysisPasses();
+}
 
 } // namespace tshape
 

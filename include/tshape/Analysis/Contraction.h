@@ -21,6 +21,8 @@ struct ContractionShape {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   std::string role; ///< tshape.role, or the op name when absent
   int64_t layer = -1;
+  bool transA = false; ///< A's innermost dimension is an M dimension
+  bool transB = false; ///< B's innermost dimension is a K dimension
 };
 
 /// The contraction's GEMM shape; nullopt when `op` is not a contraction,

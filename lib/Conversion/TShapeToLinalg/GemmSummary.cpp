@@ -52,6 +52,19 @@ tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
       *dynamic = true;
     return std::nullopt;
   }
+  // Layouts: which loop dimension is innermost in A and in B.
+  auto innermost = [&](unsigned operand) -> std::optional<unsigned> {
+    AffineMap map = op.getIndexingMapsArray()[operand];
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    if (auto d = dyn_cast<AffineDimExpr>(map.getResults().back()))
+      return d.getPosition();
+    return std::nullopt;
+  };
+  if (auto a = innermost(0))
+    s.transA = llvm::is_contained(dims->m, *a);
+  if (auto b = innermost(1))
+    s.transB = llvm::is_contained(dims->k, *b);
   if (auto role = op->getAttrOfType<StringAttr>(TShapeDialect::kRoleAttrName))
     s.role = role.str();
   else

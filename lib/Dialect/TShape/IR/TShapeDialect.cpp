@@ -8,6 +8,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
+#include "tshape/Target/GpuTarget.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -44,6 +45,18 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// Rule P2: a target names a built-in GPU or a .json file.
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name) {
+  if (name.ends_with(".json") ||
+      ::tshape::target::findBuiltinTarget(name.str()))
+    return success();
+  return emitError() << "rule P2: unknown target '" << name
+                     << "' (built-in: "
+                     << ::tshape::target::builtinTargetNames()
+                     << "; or a .json target file)";
+}
+
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -62,6 +75,17 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
   if (name == kRoleAttrName) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a string";
+    return success();
+  }
+  if (name == kTargetAttrName) {
+    if (!isa<TargetAttr, StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << name
+                             << "' must be a #tshape.target or a string";
+    return success();
+  }
+  if (name == kAnalysisAttrName) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a dictionary";
     return success();
   }
   if (name == kTf32AttrName) {

@@ -57,4 +57,23 @@ def TShape_ParallelAttr : AttrDef<TShape_Dialect, "Parallel"> {
   let genVerifyDecl = 1;
 }
 
+def TShape_TargetAttr : AttrDef<TShape_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the GPU the analysis passes model";
+  let description = [{
+    Placed on the module as `tshape.target`. The name is a built-in target
+    (`v100`, `a100-40gb`, `a100-80gb`, `h100-sxm`, `h100-pcie`, `h200`,
+    `b200`, `l40s`, `rtx4090`) or the path of a JSON target file ending in
+    `.json` (schema in docs/targets.md). A pass's `target=` or
+    `target-file=` option takes precedence.
+
+    ```mlir
+    module attributes {tshape.target = #tshape.target<"h100-sxm">} { ... }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"target name or .json file">:$name);
+  let assemblyFormat = "`<` $name `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TSHAPE_ATTRS_TD

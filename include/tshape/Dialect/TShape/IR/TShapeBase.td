@@ -47,6 +47,10 @@ def TShape_Dialect : Dialect {
     /// that lowered IR needs no tshape attribute types (plain MLIR).
     static constexpr ::llvm::StringLiteral kTpAttrName = "tshape.tp";
     static constexpr ::llvm::StringLiteral kTf32AttrName = "tshape.tf32";
+    /// The GPU target (#tshape.target or, on lowered IR, a string).
+    static constexpr ::llvm::StringLiteral kTargetAttrName = "tshape.target";
+    /// Results of tshape-gemm-analysis on a GEMM (a dictionary).
+    static constexpr ::llvm::StringLiteral kAnalysisAttrName = "tshape.analysis";
   }];
 }
 

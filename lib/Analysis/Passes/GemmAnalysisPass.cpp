@@ -1,0 +1,271 @@
+//===- GemmAnalysisPass.cpp - tshape-gemm-analysis ------------------------===//
+//
+// Thin MLIR driver over the plain-C++ analysis (ShapeReport.h): collects the
+// static contractions, resolves the target, emits located diagnostics,
+// attaches results as attributes and writes the report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Contraction.h"
+#include "tshape/Analysis/Passes.h"
+#include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
+#include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+namespace tshape {
+#define GEN_PASS_DEF_TSHAPEGEMMANALYSIS
+#include "tshape/Analysis/Passes.h.inc"
+} // namespace tshape
+
+using namespace mlir;
+using namespace tshape;
+using namespace tshape::analysis;
+
+namespace {
+
+std::optional<model::DType> dtypeOf(Type t, bool tf32) {
+  if (t.isBF16())
+    return model::DType::BF16;
+  if (t.isF16())
+    return model::DType::FP16;
+  if (t.isF32())
+    return tf32 ? model::DType::TF32 : model::DType::FP32;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return model::DType::FP8;
+  return std::nullopt;
+}
+
+std::string locString(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    os << f.getFilename().getValue() << ":" << f.getLine() << ":"
+       << f.getColumn();
+  else
+    loc.print(os);
+  return s;
+}
+
+struct TShapeGemmAnalysisPass
+    : public tshape::impl::TShapeGemmAnalysisBase<TShapeGemmAnalysisPass> {
+  using Base::Base;
+
+  /// The target: target-file, then target, then the module attribute, then
+  /// h100-sxm.
+  std::optional<target::GpuTarget> resolveTarget() {
+    ModuleOp module = getOperation();
+    std::string file = targetFile, name = targetName;
+    if (file.empty() && name.empty()) {
+      Attribute a = module->getAttr(TShapeDialect::kTargetAttrName);
+      std::string fromAttr;
+      if (auto t = dyn_cast_or_null<TargetAttr>(a))
+        fromAttr = t.getName().str();
+      else if (auto s = dyn_cast_or_null<StringAttr>(a))
+        fromAttr = s.str();
+      if (StringRef(fromAttr).ends_with(".json"))
+        file = fromAttr;
+      else
+        name = fromAttr.empty() ? "h100-sxm" : fromAttr;
+    }
+    std::string error;
+    if (!file.empty()) {
+      auto t = target::loadTargetFile(file, error);
+      if (!t)
+        emitError(module.getLoc()) << "tshape-gemm-analysis: " << error;
+      return t;
+    }
+    if (const target::GpuTarget *t = target::findBuiltinTarget(name))
+      return *t;
+    emitError(module.getLoc())
+        << "tshape-gemm-analysis: unknown target '" << name
+        << "' (built-in: " << target::builtinTargetNames()
+        << "; or target-file=FILE.json)";
+    return std::nullopt;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (threshold < 0 || threshold >= 1) {
+      emitError(module.getLoc())
+          << "tshape-gemm-analysis: threshold must be in [0, 1), got "
+          << threshold.getValue();
+      return signalPassFailure();
+    }
+    if (remarks != "none" && remarks != "flagged" && remarks != "all") {
+      emitError(module.getLoc())
+          << "tshape-gemm-analysis: remarks must be none, flagged or all, "
+             "got '"
+          << remarks.getValue() << "'";
+      return signalPassFailure();
+    }
+    std::optional<target::GpuTarget> tgt = resolveTarget();
+    if (!tgt)
+      return signalPassFailure();
+
+    int64_t tp = 1;
+    if (auto a = module->getAttrOfType<IntegerAttr>(TShapeDialect::kTpAttrName))
+      tp = a.getInt();
+    module.walk([&](func::FuncOp fn) {
+      if (auto a = fn->getAttrOfType<IntegerAttr>(TShapeDialect::kTpAttrName))
+        tp = a.getInt();
+    });
+
+    // Collect.
+    std::vector<GemmRecord> records;
+    std::vector<Operation *> ops;
+    int64_t skipped = 0;
+    std::map<int64_t, bool> fusedSeen;
+    module.walk([&](linalg::LinalgOp op) {
+      bool dynamic = false;
+      auto shape = getContractionShape(op, &dynamic);
+      if (!shape) {
+        if (dynamic) {
+          ++skipped;
+          if (remarks == "all")
+            op->emitRemark("tshape-gemm-analysis: skipped: dynamic shape");
+        }
+        return;
+      }
+      auto fn = op->getParentOfType<func::FuncOp>();
+      bool tf32 = fn && (fn->hasAttr(TShapeDialect::kTf32AttrName) ||
+                         fn->hasAttr(TShapeDialect::kMathAttrName));
+      Type elt =
+          getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+      auto dtype = dtypeOf(elt, tf32);
+      if (!dtype) {
+        ++skipped;
+        if (remarks == "all")
+          op->emitRemark() << "tshape-gemm-analysis: skipped: element type "
+                           << elt << " has no GEMM model";
+        return;
+      }
+      GemmRecord r;
+      r.name = shape->role;
+      r.layer = shape->layer;
+      r.location = locString(op->getLoc());
+      r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
+                   shape->transA, shape->transB};
+      if (auto f =
+              op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
+        r.fusedGroup = f.getInt();
+        r.fusedPrimary = !fusedSeen[f.getInt()];
+        fusedSeen[f.getInt()] = true;
+      }
+      records.push_back(std::move(r));
+      ops.push_back(op);
+    });
+
+    ShapeAnalysis analysis(*tgt, threshold, tp);
+    analysis.analyze(records);
+    std::vector<Finding> findings = analysis.findings(records);
+    Totals totals = analysis.totals(records);
+
+    // Attributes, diagnostics (one per location, role and shape).
+    Builder b(&getContext());
+    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
+             std::pair<size_t, std::vector<int64_t>>>
+        groups;
+    std::vector<decltype(groups)::key_type> order;
+    for (size_t i = 0; i < records.size(); ++i) {
+      const GemmRecord &r = records[i];
+      const GemmEstimate &e = r.estimate;
+      NamedAttrList d;
+      d.append("bound", b.getStringAttr(r.fusedGroup >= 0 && r.fused.supported
+                                            ? "fused"
+                                            : (e.memoryBound ? "memory"
+                                                             : "compute")));
+      d.append("predicted_us", b.getF64FloatAttr(r.predictedUs));
+      d.append("loss", b.getF64FloatAttr(r.lossFraction));
+      d.append("flagged", b.getBoolAttr(r.flagged));
+      d.append("tile", b.getDenseI64ArrayAttr({e.tile.m, e.tile.n}));
+      d.append("split_k", b.getI64IntegerAttr(e.splitK));
+      d.append("waves", b.getI64IntegerAttr(e.waves));
+      d.append("tile_efficiency", b.getF64FloatAttr(e.tileEfficiency));
+      d.append("k_efficiency", b.getF64FloatAttr(e.kEfficiency));
+      d.append("wave_efficiency", b.getF64FloatAttr(e.waveEfficiency));
+      d.append("align_factor", b.getF64FloatAttr(e.alignFactor));
+      ops[i]->setAttr(TShapeDialect::kAnalysisAttrName,
+                      d.getDictionary(&getContext()));
+      // One diagnostic per role and shape: identical layers are merged.
+      auto key = std::make_tuple(r.name, r.problem.batch, r.problem.m,
+                                 r.problem.n, r.problem.k);
+      auto [it, inserted] = groups.try_emplace(key, i, std::vector<int64_t>{});
+      if (inserted)
+        order.push_back(key);
+      it->second.second.push_back(r.layer);
+    }
+    numAnalyzed += records.size();
+    numSkipped += skipped;
+    for (const GemmRecord &r : records)
+      numFlagged += r.flagged;
+
+    if (remarks != "none")
+      for (auto &key : order) {
+        auto &[index, layers] = groups[key];
+        const GemmRecord &r = records[index];
+        if (!r.flagged && remarks != "all")
+          continue;
+        std::string msg;
+        llvm::raw_string_ostream os(msg);
+        os << r.name;
+        if (layers.size() == 1 && layers[0] >= 0)
+          os << " GEMM of layer " << layers[0];
+        else if (layers.size() > 1)
+          os << " GEMM of layers " << layers.front() << ".." << layers.back()
+             << " (x" << layers.size() << ")";
+        else
+          os << " GEMM";
+        os << " (" << r.problem.batch << " x " << r.problem.m << "x"
+           << r.problem.n << "x" << r.problem.k << ", "
+           << model::dtypeName(r.problem.dtype) << ") on " << tgt->name
+           << ": predicted " << llvm::format("%.1f", r.predictedUs) << " us, "
+           << llvm::format("%.0f%%", 100 * r.lossFraction) << " lost";
+        for (const std::string &c : r.causes)
+          os << "; " << c;
+        // The fix, from the findings that name a cause's parameter.
+        for (const Finding &f : findings) {
+          std::string tag = std::string("(") + paramName(f.parameter) + ")";
+          bool named = false;
+          for (const std::string &c : r.causes)
+            named |= c.find(tag) != std::string::npos ||
+                     (f.parameter == Param::HeadDim &&
+                      c.rfind("head_dim", 0) == 0);
+          if (named)
+            os << "; " << paramName(f.parameter) << " " << f.value << " -> "
+               << f.suggested << " predicts "
+               << llvm::format("%.2fx", f.estimatedSpeedup)
+               << " on the GEMMs it sizes";
+        }
+        Operation *op = ops[index];
+        if (r.flagged)
+          op->emitWarning(os.str());
+        else
+          op->emitRemark(os.str());
+      }
+
+    if (report.empty())
+      return markAllAnalysesPreserved();
+    std::string err;
+    auto file = openOutputFile(report, &err);
+    if (!file) {
+      emitError(module.getLoc()) << "tshape-gemm-analysis: cannot open report '"
+                                 << report.getValue() << "': " << err;
+      return signalPassFailure();
+    }
+    if (report == "-" || StringRef(report).ends_with(".md"))
+      analysis.writeMarkdown(file->os(), records, totals, findings, skipped);
+    else
+      analysis.writeJson(file->os(), records, totals, findings, skipped);
+    file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

@@ -1,0 +1,221 @@
+//===- ReportWriter.cpp - JSON and Markdown shape reports -----------------===//
+//
+// The report formats of docs/report-schema.md: JSON for programs, Markdown
+// for people. Both are written from the same records, totals and findings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/ShapeReport.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+
+using namespace tshape;
+using namespace tshape::analysis;
+
+namespace {
+const char *bound(const GemmRecord &r) {
+  if (r.fusedGroup >= 0)
+    return r.fused.supported ? "fused" : (r.estimate.memoryBound ? "memory"
+                                                                  : "compute");
+  return r.estimate.memoryBound ? "memory" : "compute";
+}
+
+bool aligned(const GemmRecord &r) {
+  const GemmEstimate &e = r.estimate;
+  return e.lda.meetsMin && e.ldb.meetsMin && e.ldc.meetsMin &&
+         e.m.meetsMin && e.n.meetsMin && e.k.meetsMin;
+}
+
+double round3(double v) { return std::round(v * 1000) / 1000; }
+} // namespace
+
+void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
+                              const std::vector<GemmRecord> &records,
+                              const Totals &t,
+                              const std::vector<Finding> &findings,
+                              int64_t skipped) const {
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("schema", "tshape-report/1");
+    j.attributeObject("target", [&] {
+      j.attribute("name", target.name);
+      j.attribute("description", target.description);
+      j.attribute("sm_count", target.smCount);
+      j.attribute("memory_bandwidth_gbs", target.memoryBandwidthGBs);
+      j.attributeObject("peak_tflops", [&] {
+        for (model::DType d : {model::DType::BF16, model::DType::FP16,
+                               model::DType::FP32, model::DType::TF32,
+                               model::DType::FP8})
+          j.attribute(model::dtypeName(d), target.peak(d));
+      });
+    });
+    j.attribute("threshold", threshold);
+    j.attributeArray("gemms", [&] {
+      for (const GemmRecord &r : records) {
+        const GemmEstimate &e = r.estimate;
+        j.object([&] {
+          j.attribute("name", r.name);
+          j.attribute("layer", r.layer);
+          j.attribute("location", r.location);
+          j.attribute("batch", r.problem.batch);
+          j.attribute("m", r.problem.m);
+          j.attribute("n", r.problem.n);
+          j.attribute("k", r.problem.k);
+          j.attribute("dtype", model::dtypeName(r.problem.dtype));
+          j.attribute("flops", 2.0 * r.problem.batch * double(r.problem.m) *
+                                   double(r.problem.n) * double(r.problem.k));
+          j.attribute("aligned", aligned(r));
+          j.attributeArray("tile", [&] {
+            j.value(e.tile.m);
+            j.value(e.tile.n);
+          });
+          j.attribute("split_k", e.splitK);
+          j.attribute("tile_efficiency", round3(e.tileEfficiency));
+          j.attribute("k_efficiency", round3(e.kEfficiency));
+          j.attribute("waves", e.waves);
+          j.attribute("wave_efficiency", round3(e.waveEfficiency));
+          j.attribute("align_factor", e.alignFactor);
+          j.attribute("bound", bound(r));
+          j.attribute("predicted_us", round3(r.predictedUs));
+          j.attribute("tflops", r.predictedUs > 0
+                                    ? round3((r.fusedGroup >= 0
+                                                  ? r.fused.flops
+                                                  : e.flops) /
+                                             (r.predictedUs * 1e6))
+                                    : 0.0);
+          j.attribute("loss", round3(r.lossFraction));
+          j.attribute("flagged", r.flagged);
+          j.attributeArray("causes", [&] {
+            for (const std::string &c : r.causes)
+              j.value(c);
+          });
+        });
+      }
+    });
+    j.attribute("skipped", skipped);
+    j.attributeObject("totals", [&] {
+      j.attribute("step_us", round3(t.stepUs));
+      j.attribute("per_layer_us", round3(t.perLayerUs));
+      j.attribute("layers", t.layers);
+      j.attribute("tflops",
+                  t.stepUs > 0 ? round3(t.flops / (t.stepUs * 1e6)) : 0.0);
+      j.attributeObject("share", [&] {
+        j.attribute("attention", round3(t.attentionShare));
+        j.attribute("mlp", round3(t.mlpShare));
+        j.attribute("logits", round3(t.logitsShare));
+        j.attribute("other", round3(t.otherShare));
+      });
+      j.attributeObject("lost_us", [&] {
+        j.attribute("tile", round3(t.lostTileUs));
+        j.attribute("k_step", round3(t.lostKUs));
+        j.attribute("wave", round3(t.lostWaveUs));
+        j.attribute("alignment", round3(t.lostAlignUs));
+        j.attribute("fused_head_dim", round3(t.lostFusedHeadDimUs));
+      });
+    });
+    j.attributeArray("findings", [&] {
+      for (const Finding &f : findings)
+        j.object([&] {
+          j.attribute("parameter", paramName(f.parameter));
+          j.attribute("value", f.value);
+          j.attribute("suggested", f.suggested);
+          j.attribute("estimated_speedup", round3(f.estimatedSpeedup));
+          j.attribute("step_speedup", round3(f.stepSpeedup));
+          j.attribute("time_saved_us", round3(f.timeSavedUs));
+          j.attribute("gemms", f.gemms);
+          j.attribute("reason", f.reason);
+        });
+    });
+  });
+  os << "\n";
+}
+
+void ShapeAnalysis::writeMarkdown(llvm::raw_ostream &os,
+                                  const std::vector<GemmRecord> &records,
+                                  const Totals &t,
+                                  const std::vector<Finding> &findings,
+                                  int64_t skipped) const {
+  os << "# tshape GEMM analysis: " << target.description << "\n\n";
+  int64_t flagged = 0;
+  for (const GemmRecord &r : records)
+    flagged += r.flagged;
+  os << llvm::format("Predicted step: %.1f us for %zu GEMMs (%.0f TFLOP/s); "
+                     "%lld flagged above %.0f%% loss",
+                     t.stepUs, records.size(),
+                     t.stepUs > 0 ? t.flops / (t.stepUs * 1e6) : 0.0,
+                     (long long)flagged, threshold * 100);
+  if (skipped)
+    os << "; " << skipped << " dynamic-shaped skipped";
+  os << ".\n\n## Findings\n\n";
+  if (findings.empty()) {
+    os << "No hyperparameter change is predicted to help.\n\n";
+  } else {
+    os << "| # | parameter | now | suggested | speed-up of its GEMMs | step "
+          "speed-up | why |\n| ---: | --- | ---: | ---: | ---: | ---: | --- "
+          "|\n";
+    int i = 0;
+    for (const Finding &f : findings)
+      os << "| " << ++i << " | " << paramName(f.parameter) << " | "
+         << f.value << " | " << f.suggested << " | "
+         << llvm::format("%.2fx", f.estimatedSpeedup) << " | "
+         << llvm::format("%.3fx", f.stepSpeedup) << " | " << f.reason
+         << " |\n";
+    os << "\n";
+  }
+  os << "## Where the time goes\n\n"
+     << llvm::format("| attention | MLP | logits | other |\n| ---: | ---: | "
+                     "---: | ---: |\n| %.1f%% | %.1f%% | %.1f%% | %.1f%% "
+                     "|\n\n",
+                     100 * t.attentionShare, 100 * t.mlpShare,
+                     100 * t.logitsShare, 100 * t.otherShare)
+     << llvm::format("Time lost to shape (us per step): tile %.1f, K-step "
+                     "%.1f, wave %.1f, alignment %.1f, fused head dim %.1f.",
+                     t.lostTileUs, t.lostKUs, t.lostWaveUs, t.lostAlignUs,
+                     t.lostFusedHeadDimUs);
+  if (t.layers)
+    os << llvm::format(" Per layer: %.1f us over %lld layers.", t.perLayerUs,
+                       (long long)t.layers);
+  os << "\n\n## GEMMs (identical shapes across layers merged)\n\n"
+     << "| GEMM | count | batch x M x N x K | tile | waves | tile/K/wave "
+        "eff. | bound | us each | TFLOP/s | loss | causes |\n"
+     << "| --- | ---: | --- | --- | ---: | --- | --- | ---: | ---: | ---: | "
+        "--- |\n";
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<const GemmRecord *, int64_t>> groups;
+  for (const GemmRecord &r : records) {
+    std::string key = r.name + "/" + std::to_string(r.problem.batch) + "x" +
+                      std::to_string(r.problem.m) + "x" +
+                      std::to_string(r.problem.n) + "x" +
+                      std::to_string(r.problem.k);
+    auto [it, inserted] = groups.try_emplace(key, &r, 0);
+    if (inserted)
+      order.push_back(key);
+    ++it->second.second;
+  }
+  for (const std::string &key : order) {
+    auto [r, count] = groups[key];
+    const GemmEstimate &e = r->estimate;
+    std::string causes;
+    for (const std::string &c : r->causes)
+      causes += (causes.empty() ? "" : "; ") + c;
+    double flops = r->fusedGroup >= 0 ? r->fused.flops : e.flops;
+    os << "| " << (r->flagged ? "**" + r->name + "**" : r->name) << " | "
+       << count << " | " << r->problem.batch << " x " << r->problem.m
+       << " x " << r->problem.n << " x " << r->problem.k << " | "
+       << e.tile.m << "x" << e.tile.n
+       << (e.splitK > 1 ? " split-K " + std::to_string(e.splitK) : "")
+       << " | " << e.waves << " | "
+       << llvm::format("%.2f/%.2f/%.2f", e.tileEfficiency, e.kEfficiency,
+                       e.waveEfficiency)
+       << " | " << bound(*r) << " | "
+       << llvm::format("%.1f", r->predictedUs) << " | "
+       << llvm::format("%.0f", r->predictedUs > 0
+                                   ? flops / (r->predictedUs * 1e6)
+                                   : 0.0)
+       << " | " << llvm::format("%.0f%%", 100 * r->lossFraction) << " | "
+       << causes << " |\n";
+  }
+}
