@@ -193,3 +193,18 @@ TEST(GemmModel, FusedAttentionHeadDim) {
                                       h100())
                    .supported);
 }
+
+TEST(GemmModel, NarrowLoadsSlowMemoryBoundGemms) {
+  // Decode-sized logits: M = 1, N = 50257 (2-byte aligned rows), K = 2560.
+  // Memory-bound either way; 2-byte loads run at factor 0.6 of the
+  // bandwidth, so the memory time is the aligned floor / 0.6, and that
+  // excess is charged to alignment.
+  GemmEstimate bad = estimateGemm(gemm(1, 50257, 2560), h100());
+  EXPECT_TRUE(bad.memoryBound);
+  double floorUs = bad.bytes / 2847.5e9 * 1e6;
+  EXPECT_NEAR(bad.memoryUs, floorUs / 0.6, 1e-6);
+  EXPECT_NEAR(bad.lostAlignUs, floorUs / 0.6 - floorUs, 1e-6);
+  GemmEstimate good = estimateGemm(gemm(1, 50304, 2560), h100());
+  EXPECT_DOUBLE_EQ(good.alignFactor, 1.0);
+  EXPECT_LT(good.predictedUs, bad.predictedUs);
+}

@@ -97,25 +97,29 @@ GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
   e.computeUs = idealCompute /
                 (tile.efficiency * e.tileEfficiency * e.kEfficiency *
                  e.waveEfficiency * e.alignFactor);
-  e.memoryUs = e.bytes / bw * 1e6;
+  // Narrow loads also keep a memory-bound kernel from saturating DRAM.
+  double memoryFloor = e.bytes / bw * 1e6;
+  e.memoryUs = memoryFloor / e.alignFactor;
   e.memoryBound = e.memoryUs > e.computeUs;
   e.predictedUs = std::max(e.computeUs, e.memoryUs) + t.launchOverheadUs;
-  e.idealUs = std::max(idealCompute, e.memoryUs) + t.launchOverheadUs;
+  e.idealUs = std::max(idealCompute, memoryFloor) + t.launchOverheadUs;
   e.tflops = e.flops / (e.predictedUs * 1e-6) / 1e12;
 
   // Attribute the lost time to its causes, multiplicatively in a fixed
   // order (tile, K-step, wave, alignment), and only the part above the
   // memory floor.
-  double c = idealCompute / tile.efficiency;
-  auto step = [&](double factor) {
-    double before = std::max(c, e.memoryUs);
+  double c = idealCompute / tile.efficiency, floor = memoryFloor;
+  auto step = [&](double factor, bool scalesMemory) {
+    double before = std::max(c, floor);
     c /= factor;
-    return std::max(c, e.memoryUs) - before;
+    if (scalesMemory)
+      floor /= factor;
+    return std::max(c, floor) - before;
   };
-  e.lostTileUs = step(e.tileEfficiency);
-  e.lostKUs = step(e.kEfficiency);
-  e.lostWaveUs = step(e.waveEfficiency);
-  e.lostAlignUs = step(e.alignFactor);
+  e.lostTileUs = step(e.tileEfficiency, false);
+  e.lostKUs = step(e.kEfficiency, false);
+  e.lostWaveUs = step(e.waveEfficiency, false);
+  e.lostAlignUs = step(e.alignFactor, true);
   return e;
 }
 

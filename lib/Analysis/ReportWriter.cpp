@@ -29,7 +29,28 @@ bool aligned(const GemmRecord &r) {
          e.m.meetsMin && e.n.meetsMin && e.k.meetsMin;
 }
 
-double round3(double v) { return std::round(v * 1000) / 1000; }
+/// A number rounded to 3 decimals, written without binary noise
+/// (1.529, not 1.5289999999999999).
+struct Num {
+  double v;
+};
+Num round3(double v) { return Num{std::round(v * 1000) / 1000}; }
+
+void attr(llvm::json::OStream &j, llvm::StringRef key, Num n) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%.3f", n.v);
+  std::string s = buf;
+  // Trim trailing zeros: 2.000 -> 2, 1.500 -> 1.5.
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.')
+    s.pop_back();
+  if (s == "-0")
+    s = "0";
+  j.attributeBegin(key);
+  j.rawValue(s);
+  j.attributeEnd();
+}
 } // namespace
 
 void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
@@ -73,20 +94,19 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
             j.value(e.tile.n);
           });
           j.attribute("split_k", e.splitK);
-          j.attribute("tile_efficiency", round3(e.tileEfficiency));
-          j.attribute("k_efficiency", round3(e.kEfficiency));
+          attr(j, "tile_efficiency", round3(e.tileEfficiency));
+          attr(j, "k_efficiency", round3(e.kEfficiency));
           j.attribute("waves", e.waves);
-          j.attribute("wave_efficiency", round3(e.waveEfficiency));
-          j.attribute("align_factor", e.alignFactor);
+          attr(j, "wave_efficiency", round3(e.waveEfficiency));
+          attr(j, "align_factor", round3(e.alignFactor));
           j.attribute("bound", bound(r));
-          j.attribute("predicted_us", round3(r.predictedUs));
-          j.attribute("tflops", r.predictedUs > 0
-                                    ? round3((r.fusedGroup >= 0
-                                                  ? r.fused.flops
-                                                  : e.flops) /
-                                             (r.predictedUs * 1e6))
-                                    : 0.0);
-          j.attribute("loss", round3(r.lossFraction));
+          attr(j, "predicted_us", round3(r.predictedUs));
+          attr(j, "tflops",
+               round3(r.predictedUs > 0
+                          ? (r.fusedGroup >= 0 ? r.fused.flops : e.flops) /
+                                (r.predictedUs * 1e6)
+                          : 0.0));
+          attr(j, "loss", round3(r.lossFraction));
           j.attribute("flagged", r.flagged);
           j.attributeArray("causes", [&] {
             for (const std::string &c : r.causes)
@@ -97,23 +117,23 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
     });
     j.attribute("skipped", skipped);
     j.attributeObject("totals", [&] {
-      j.attribute("step_us", round3(t.stepUs));
-      j.attribute("per_layer_us", round3(t.perLayerUs));
+      attr(j, "step_us", round3(t.stepUs));
+      attr(j, "per_layer_us", round3(t.perLayerUs));
       j.attribute("layers", t.layers);
-      j.attribute("tflops",
-                  t.stepUs > 0 ? round3(t.flops / (t.stepUs * 1e6)) : 0.0);
+      attr(j, "tflops",
+           round3(t.stepUs > 0 ? t.flops / (t.stepUs * 1e6) : 0.0));
       j.attributeObject("share", [&] {
-        j.attribute("attention", round3(t.attentionShare));
-        j.attribute("mlp", round3(t.mlpShare));
-        j.attribute("logits", round3(t.logitsShare));
-        j.attribute("other", round3(t.otherShare));
+        attr(j, "attention", round3(t.attentionShare));
+        attr(j, "mlp", round3(t.mlpShare));
+        attr(j, "logits", round3(t.logitsShare));
+        attr(j, "other", round3(t.otherShare));
       });
       j.attributeObject("lost_us", [&] {
-        j.attribute("tile", round3(t.lostTileUs));
-        j.attribute("k_step", round3(t.lostKUs));
-        j.attribute("wave", round3(t.lostWaveUs));
-        j.attribute("alignment", round3(t.lostAlignUs));
-        j.attribute("fused_head_dim", round3(t.lostFusedHeadDimUs));
+        attr(j, "tile", round3(t.lostTileUs));
+        attr(j, "k_step", round3(t.lostKUs));
+        attr(j, "wave", round3(t.lostWaveUs));
+        attr(j, "alignment", round3(t.lostAlignUs));
+        attr(j, "fused_head_dim", round3(t.lostFusedHeadDimUs));
       });
     });
     j.attributeArray("findings", [&] {
@@ -122,9 +142,9 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
           j.attribute("parameter", paramName(f.parameter));
           j.attribute("value", f.value);
           j.attribute("suggested", f.suggested);
-          j.attribute("estimated_speedup", round3(f.estimatedSpeedup));
-          j.attribute("step_speedup", round3(f.stepSpeedup));
-          j.attribute("time_saved_us", round3(f.timeSavedUs));
+          attr(j, "estimated_speedup", round3(f.estimatedSpeedup));
+          attr(j, "step_speedup", round3(f.stepSpeedup));
+          attr(j, "time_saved_us", round3(f.timeSavedUs));
           j.attribute("gemms", f.gemms);
           j.attribute("reason", f.reason);
         });

@@ -226,7 +226,13 @@ struct TShapeGemmAnalysisPass
         os << " (" << r.problem.batch << " x " << r.problem.m << "x"
            << r.problem.n << "x" << r.problem.k << ", "
            << model::dtypeName(r.problem.dtype) << ") on " << tgt->name
-           << ": predicted " << llvm::format("%.1f", r.predictedUs) << " us, "
+           << ": ";
+        if (r.fusedGroup < 0 && !r.estimate.supported) {
+          os << r.causes.front() << "; not predicted";
+          ops[index]->emitRemark(os.str());
+          continue;
+        }
+        os << "predicted " << llvm::format("%.1f", r.predictedUs) << " us, "
            << llvm::format("%.0f%%", 100 * r.lossFraction) << " lost";
         for (const std::string &c : r.causes)
           os << "; " << c;

@@ -1,0 +1,18 @@
+// Choosing the GPU: target=, target-file=, and the module's #tshape.target.
+// RUN: tshape-opt %s --tshape-gemm-analysis="target=a100-80gb remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=A100
+// RUN: tshape-opt %s --tshape-gemm-analysis="remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
+// RUN: tshape-opt %s --tshape-gemm-analysis="target-file=%S/Inputs/h100-half.json remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILE
+
+// 4096^3 bf16: 16 x 32 = 512 tiles of 256x128.
+// A100 (108 SMs): 5 waves, 512/540 = 94.8% full.
+// A100: on a100-80gb: predicted {{.*}} us, 5% lost; last of 5 waves 74% full (512 tiles on 108 slots)
+// The module names the H200 (132 SMs): 4 waves, 512/528 = 97% (a remark).
+// ATTR: on h200: predicted {{.*}} us, 3% lost; last of 4 waves 88% full (512 tiles on 132 slots)
+// The file: 66 SMs: 8 waves of 66, 512/528 = 97%.
+// FILE: on h100-half-sms: predicted {{.*}} us, 3% lost; last of 8 waves 76% full (512 tiles on 66 slots)
+module attributes {tshape.target = #tshape.target<"h200">} {
+  func.func @g(%a: tensor<4096x4096xbf16>, %c: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
+    %0 = linalg.matmul ins(%a, %a : tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) outs(%c : tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16>
+    return %0 : tensor<4096x4096xbf16>
+  }
+}
