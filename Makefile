@@ -1,7 +1,8 @@
 # tshape: the two README commands, and a few helpers.
 #
 #   make demo    install what is missing, build, import the bundled GPT-3
-#                2.7B config, lower it to linalg and summarize its GEMMs
+#                2.7B config, lower it to linalg, summarize its GEMMs and
+#                analyze them on an H100 (DEMO_TARGET=... for another GPU)
 #   make check   install what is missing, build, run the lit suite and the
 #                unit tests
 BUILD ?= build
@@ -9,6 +10,7 @@ JOBS  ?= $(shell nproc)
 TSHAPE_OPT = $(BUILD)/bin/tshape-opt
 TSHAPE_TRANSLATE = $(BUILD)/bin/tshape-translate
 DEMO_CONFIG ?= examples/gpt3-2.7b.json
+DEMO_TARGET ?= h100-sxm
 
 .PHONY: setup configure build demo check docs install clean
 
@@ -35,6 +37,10 @@ demo: build
 	@echo
 	@echo "== GEMM summary (one tensor-parallel rank, forward) =="
 	$(TSHAPE_OPT) --tshape-gemm-summary $(BUILD)/demo.linalg.mlir -o /dev/null
+	@echo
+	@echo "== efficiency analysis on $(DEMO_TARGET) (JSON: $(BUILD)/demo.report.json) =="
+	$(TSHAPE_OPT) $(BUILD)/demo.linalg.mlir --tshape-gemm-analysis="target=$(DEMO_TARGET) remarks=none report=$(BUILD)/demo.report.json" -o /dev/null
+	$(TSHAPE_OPT) $(BUILD)/demo.linalg.mlir --tshape-gemm-analysis="target=$(DEMO_TARGET) remarks=none report=-" -o /dev/null
 
 check: build
 	cmake --build $(BUILD) --target check-tshape
