@@ -147,6 +147,15 @@ void ShapeAnalysis::predict(GemmRecord &r) {
     eff *= e.tileEfficiency * e.waveEfficiency;
   r.lossFraction = 1 - eff;
   r.flagged = r.lossFraction > threshold;
+  // A GEMM whose work takes less than a kernel launch is not worth a shape
+  // change: report it, never flag it.
+  double workUs = std::max(e.computeUs, e.memoryUs);
+  if (workUs < target.launchOverheadUs) {
+    r.flagged = false;
+    r.causes.push_back(fmt("launch-bound (%.2f us of work", workUs) +
+                       fmt(" < %.1f us launch overhead)",
+                           target.launchOverheadUs));
+  }
 
   const int64_t eb = model::dtypeBytes(p.dtype);
   auto alignCause = [&](const char *dim, const DimAlignment &a, Param ps) {

@@ -676,6 +676,10 @@ struct TShapeLowerToLinalgPass
                       IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                        p.getTp()));
     }
+    if (auto t = module->getAttrOfType<tshape::TargetAttr>(
+            TShapeDialect::kTargetAttrName))
+      module->setAttr(TShapeDialect::kTargetAttrName,
+                      StringAttr::get(&getContext(), t.getName()));
     // Any tshape op left (outside a function) cannot be lowered.
     WalkResult left = getOperation().walk([](Operation *op) {
       if (isa<TShapeDialect>(op->getDialect())) {
