@@ -59,45 +59,40 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  // Each discardable tshape attribute and the kind of value it takes.
+  struct Rule {
+    StringRef name;
+    bool (*accepts)(Attribute);
+    const char *expected;
+  };
+  static const Rule rules[] = {
+      {kParallelAttrName, [](Attribute a) { return isa<ParallelAttr>(a); },
+       "a #tshape.parallel attribute"},
+      {kMathAttrName, [](Attribute a) { return isa<MathModeAttr>(a); },
+       "a #tshape.math attribute"},
+      {kTargetAttrName,
+       [](Attribute a) { return isa<TargetAttr, StringAttr>(a); },
+       "a #tshape.target or a string"},
+      {kAnalysisAttrName, [](Attribute a) { return isa<DictionaryAttr>(a); },
+       "a dictionary"},
+      {kRoleAttrName, [](Attribute a) { return isa<StringAttr>(a); },
+       "a string"},
+      {kTf32AttrName, [](Attribute a) { return isa<UnitAttr>(a); },
+       "a unit attribute"},
+      {kLayerAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
+       "an integer"},
+      {kFusedAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
+       "an integer"},
+      {kTpAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
+       "an integer"},
+  };
   StringRef name = attr.getName().getValue();
-  if (name == kParallelAttrName) {
-    if (!isa<ParallelAttr>(attr.getValue()))
-      return op->emitError() << "'" << name
-                             << "' must be a #tshape.parallel attribute";
-    return success();
-  }
-  if (name == kMathAttrName) {
-    if (!isa<MathModeAttr>(attr.getValue()))
-      return op->emitError() << "'" << name
-                             << "' must be a #tshape.math attribute";
-    return success();
-  }
-  if (name == kRoleAttrName) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be a string";
-    return success();
-  }
-  if (name == kTargetAttrName) {
-    if (!isa<TargetAttr, StringAttr>(attr.getValue()))
-      return op->emitError() << "'" << name
-                             << "' must be a #tshape.target or a string";
-    return success();
-  }
-  if (name == kAnalysisAttrName) {
-    if (!isa<DictionaryAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be a dictionary";
-    return success();
-  }
-  if (name == kTf32AttrName) {
-    if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be a unit attribute";
-    return success();
-  }
-  if (name == kLayerAttrName || name == kFusedAttrName || name == kTpAttrName) {
-    if (!isa<IntegerAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be an integer";
-    return success();
-  }
+  for (const Rule &r : rules)
+    if (r.name == name) {
+      if (r.accepts(attr.getValue()))
+        return success();
+      return op->emitError() << "'" << name << "' must be " << r.expected;
+    }
   return op->emitError() << "unknown tshape attribute '" << name << "'";
 }
 
