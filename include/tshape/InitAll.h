@@ -11,6 +11,7 @@
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Conversion/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -27,6 +28,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 inline void registerAllPasses() {
   registerTShapeConversionPasses();
   registerTShapeAnalysisPasses();
+  registerTShapeTransformsPasses();
 }
 
 } // namespace tshape

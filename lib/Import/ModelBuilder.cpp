@@ -115,3 +115,159 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   func::ReturnOp::create(b, loc, logits);
   return module;
 }
+
+//===----------------------------------------------------------------------===//
+// Reading a model back, and rewriting it
+//===----------------------------------------------------------------------===//
+
+namespace {
+int64_t repeatMultiplicity(Operation *op) {
+  int64_t m = 1;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (auto r = dyn_cast<::tshape::RepeatOp>(p))
+      m *= r.getLayers();
+  return m;
+}
+} // namespace
+
+std::optional<tshape::model::ModelConfig>
+tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
+                           std::string &error) {
+  using namespace ::tshape;
+  model::ModelConfig c;
+  c.name = fn.getName().str();
+  c.tp = getTensorParallelDegree(fn);
+  std::optional<AttentionOp> attn;
+  std::optional<MLPOp> mlp;
+  int64_t attnLayers = 0, mlpLayers = 0;
+  int64_t vocab = 0;
+  bool conflict = false;
+  std::string why;
+  fn.walk([&](Operation *op) {
+    if (auto a = dyn_cast<AttentionOp>(op)) {
+      if (attn && (attn->getHeads() != a.getHeads() ||
+                   attn->getKvHeads() != a.getKvHeads() ||
+                   attn->getHeadDim() != a.getHeadDim() ||
+                   attn->getInput().getType() != a.getInput().getType())) {
+        conflict = true;
+        why = "attention ops differ";
+      }
+      attn = a;
+      attnLayers += repeatMultiplicity(op);
+    } else if (auto m = dyn_cast<MLPOp>(op)) {
+      if (mlp && (mlp->getInner() != m.getInner() ||
+                  mlp->getGated() != m.getGated() ||
+                  mlp->getInput().getType() != m.getInput().getType())) {
+        conflict = true;
+        why = "MLP ops differ";
+      }
+      mlp = m;
+      mlpLayers += repeatMultiplicity(op);
+    } else if (auto e = dyn_cast<EmbeddingOp>(op)) {
+      if (vocab && vocab != (int64_t)e.getVocab()) {
+        conflict = true;
+        why = "vocabularies differ";
+      }
+      vocab = e.getVocab();
+    } else if (auto h = dyn_cast<LMHeadOp>(op)) {
+      if (vocab && vocab != (int64_t)h.getVocab()) {
+        conflict = true;
+        why = "vocabularies differ";
+      }
+      vocab = h.getVocab();
+      c.tiedEmbeddings = h.getTied();
+    } else if (auto b = dyn_cast<BlockOp>(op)) {
+      c.residual = b.getMode() == ResidualMode::parallel
+                       ? model::ResidualMode::Parallel
+                       : model::ResidualMode::Sequential;
+    }
+  });
+  if (conflict) {
+    error = "the function's layers are not all the same shape (" + why +
+            "); shape search needs one layer configuration";
+    return std::nullopt;
+  }
+  if (!attn || !mlp) {
+    error = "the function needs a tshape.attention and a tshape.mlp";
+    return std::nullopt;
+  }
+  RankedTensorType t = attn->getInput().getType();
+  c.microbatch = t.getDimSize(0);
+  c.seq = t.getDimSize(1);
+  c.hidden = t.getDimSize(2);
+  Type elt = t.getElementType();
+  c.dtype = elt.isBF16()  ? model::DType::BF16
+            : elt.isF16() ? model::DType::FP16
+            : elt.isF32()
+                ? (fn->hasAttr(TShapeDialect::kMathAttrName) ? model::DType::TF32
+                                                             : model::DType::FP32)
+                : model::DType::FP8;
+  c.attention.heads = attn->getHeads();
+  c.attention.kvHeads = attn->getKvHeads();
+  c.attention.headDim = attn->getHeadDim().value_or(0);
+  c.attention.causal = attn->getCausal();
+  c.attention.fused = attn->getFused();
+  c.mlp.inner = mlp->getInner();
+  c.mlp.gated = mlp->getGated();
+  switch (mlp->getActivation()) {
+  case Activation::gelu:
+    c.mlp.activation = model::Activation::GELU;
+    break;
+  case Activation::relu:
+    c.mlp.activation = model::Activation::ReLU;
+    break;
+  case Activation::silu:
+    c.mlp.activation = model::Activation::SiLU;
+    break;
+  }
+  c.layers = std::max(attnLayers, mlpLayers);
+  hasVocab = vocab > 0;
+  c.vocab = hasVocab ? vocab : c.tp;
+  return c;
+}
+
+void tshape::applyModelConfig(func::FuncOp fn, const model::ModelConfig &from,
+                              const model::ModelConfig &to) {
+  using namespace ::tshape;
+  Builder b(fn.getContext());
+  fn.walk([&](Operation *op) {
+    if (auto a = dyn_cast<AttentionOp>(op)) {
+      a.setHeads(to.attention.heads);
+      a.setKvHeads(to.attention.kvHeads);
+    } else if (auto m = dyn_cast<MLPOp>(op)) {
+      m.setInner(to.mlp.inner);
+    } else if (auto e = dyn_cast<EmbeddingOp>(op)) {
+      e.setVocab(to.vocab);
+    } else if (auto h = dyn_cast<LMHeadOp>(op)) {
+      h.setVocab(to.vocab);
+    }
+  });
+  if (from.hidden == to.hidden && from.vocab == to.vocab)
+    return;
+  // Retype b x s x hidden activations and b x s x vocab logits.
+  auto retype = [&](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() != 3 || t.getDimSize(0) != from.microbatch ||
+        t.getDimSize(1) != from.seq)
+      return;
+    int64_t last = t.getDimSize(2);
+    bool isLogits = v.getDefiningOp<LMHeadOp>() != nullptr;
+    int64_t next = isLogits ? (last == from.vocab ? to.vocab : last)
+                            : (last == from.hidden ? to.hidden : last);
+    if (next != last)
+      v.setType(RankedTensorType::get({from.microbatch, from.seq, next},
+                                      t.getElementType()));
+  };
+  fn.walk([&](Operation *op) {
+    for (Region &r : op->getRegions())
+      for (Block &blk : r)
+        for (BlockArgument arg : blk.getArguments())
+          retype(arg);
+    for (Value res : op->getResults())
+      retype(res);
+  });
+  Block &entry = fn.getBody().front();
+  fn.setFunctionType(b.getFunctionType(
+      entry.getArgumentTypes(),
+      entry.getTerminator()->getOperandTypes()));
+}

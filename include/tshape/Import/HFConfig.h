@@ -11,7 +11,9 @@
 
 #include "tshape/Model/Transformer.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -52,6 +54,34 @@ std::optional<model::ModelConfig> importHFConfig(llvm::StringRef text,
 mlir::OwningOpRef<mlir::ModuleOp> buildModelModule(mlir::MLIRContext *ctx,
                                                    const model::ModelConfig &config,
                                                    mlir::Location loc);
+
+/// Reads the model of a tshape function back into a ModelConfig: every
+/// attention op must share one configuration, and so must every MLP; the
+/// layer count is the number of attention (else MLP) ops, each multiplied by
+/// its enclosing repeats. `hasVocab` says whether an embedding or LM head
+/// gave the vocabulary. On failure returns nullopt with `error` set.
+std::optional<model::ModelConfig>
+extractModelConfig(mlir::func::FuncOp fn, bool &hasVocab, std::string &error);
+
+/// Rewrites the tshape ops of `fn` in place to `to` (from `from`): head
+/// counts, MLP inner size, vocabulary, and the tensor types when hidden or
+/// vocab change.
+void applyModelConfig(mlir::func::FuncOp fn, const model::ModelConfig &from,
+                      const model::ModelConfig &to);
+
+/// The Hugging Face config of `c` for `modelType`. With `base` (the original
+/// config.json), every key of the base is kept and only the keys of changed
+/// sizes are rewritten (under the alias the base used). Fails on an unknown
+/// model type.
+std::optional<llvm::json::Object> exportHFConfig(const model::ModelConfig &c,
+                                                 const std::string &modelType,
+                                                 const llvm::json::Object *base,
+                                                 std::string &error);
+
+/// Megatron-LM arguments for `c` (one line). `originalVocab` is the
+/// tokenizer's size, for --make-vocab-size-divisible-by.
+std::string megatronArguments(const model::ModelConfig &c,
+                              int64_t originalVocab);
 
 } // namespace tshape
 

@@ -9,6 +9,7 @@
 #include "tshape/Analysis/Contraction.h"
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 
@@ -54,42 +55,44 @@ std::string locString(Location loc) {
   return s;
 }
 
+} // namespace
+
+std::optional<target::GpuTarget>
+tshape::resolveTarget(ModuleOp module, StringRef pass, const std::string &name,
+                      const std::string &file) {
+  std::string f = file, n = name;
+  if (f.empty() && n.empty()) {
+    Attribute a = module->getAttr(TShapeDialect::kTargetAttrName);
+    std::string fromAttr;
+    if (auto t = dyn_cast_or_null<TargetAttr>(a))
+      fromAttr = t.getName().str();
+    else if (auto s = dyn_cast_or_null<StringAttr>(a))
+      fromAttr = s.str();
+    if (StringRef(fromAttr).ends_with(".json"))
+      f = fromAttr;
+    else
+      n = fromAttr.empty() ? "h100-sxm" : fromAttr;
+  }
+  std::string error;
+  if (!f.empty()) {
+    auto t = target::loadTargetFile(f, error);
+    if (!t)
+      emitError(module.getLoc()) << pass << ": " << error;
+    return t;
+  }
+  if (const target::GpuTarget *t = target::findBuiltinTarget(n))
+    return *t;
+  emitError(module.getLoc())
+      << pass << ": unknown target '" << n
+      << "' (built-in: " << target::builtinTargetNames()
+      << "; or target-file=FILE.json)";
+  return std::nullopt;
+}
+
+namespace {
 struct TShapeGemmAnalysisPass
     : public tshape::impl::TShapeGemmAnalysisBase<TShapeGemmAnalysisPass> {
   using Base::Base;
-
-  /// The target: target-file, then target, then the module attribute, then
-  /// h100-sxm.
-  std::optional<target::GpuTarget> resolveTarget() {
-    ModuleOp module = getOperation();
-    std::string file = targetFile, name = targetName;
-    if (file.empty() && name.empty()) {
-      Attribute a = module->getAttr(TShapeDialect::kTargetAttrName);
-      std::string fromAttr;
-      if (auto t = dyn_cast_or_null<TargetAttr>(a))
-        fromAttr = t.getName().str();
-      else if (auto s = dyn_cast_or_null<StringAttr>(a))
-        fromAttr = s.str();
-      if (StringRef(fromAttr).ends_with(".json"))
-        file = fromAttr;
-      else
-        name = fromAttr.empty() ? "h100-sxm" : fromAttr;
-    }
-    std::string error;
-    if (!file.empty()) {
-      auto t = target::loadTargetFile(file, error);
-      if (!t)
-        emitError(module.getLoc()) << "tshape-gemm-analysis: " << error;
-      return t;
-    }
-    if (const target::GpuTarget *t = target::findBuiltinTarget(name))
-      return *t;
-    emitError(module.getLoc())
-        << "tshape-gemm-analysis: unknown target '" << name
-        << "' (built-in: " << target::builtinTargetNames()
-        << "; or target-file=FILE.json)";
-    return std::nullopt;
-  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -106,7 +109,8 @@ struct TShapeGemmAnalysisPass
           << remarks.getValue() << "'";
       return signalPassFailure();
     }
-    std::optional<target::GpuTarget> tgt = resolveTarget();
+    std::optional<target::GpuTarget> tgt =
+        resolveTarget(module, getArgument(), targetName, targetFile);
     if (!tgt)
       return signalPassFailure();
 

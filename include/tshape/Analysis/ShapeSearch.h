@@ -1,0 +1,90 @@
+//===- ShapeSearch.h - Hyperparameter search under a budget -----*- C++ -*-===//
+//
+// Searches the neighbourhood of a model's hyperparameters (vocab, heads,
+// kv_heads, ffn, hidden) for the shape with the highest predicted
+// throughput on a GPU, within a parameter-count tolerance and every
+// structural rule. Exhaustive over the neighbourhood defined in
+// docs/optimize-shapes.md. Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_ANALYSIS_SHAPESEARCH_H
+#define TSHAPE_ANALYSIS_SHAPESEARCH_H
+
+#include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Model/Transformer.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tshape::analysis {
+
+struct SearchOptions {
+  double paramTolerance = 0.02; ///< |P' - P| / P allowed
+  /// Parameters that may change: vocab, heads, kv_heads, ffn, hidden.
+  std::set<std::string> vary = {"vocab", "heads", "ffn"};
+  bool training = false;
+  double minGain = 0.01; ///< keep the model unless throughput gains this
+  int64_t minHeadDim = 64, maxHeadDim = 128;
+};
+
+/// The parameter names `vary` accepts.
+const std::vector<std::string> &searchableParameters();
+
+/// Checks the options; false with `error` set when one is out of range.
+bool validateSearchOptions(const SearchOptions &o, std::string &error);
+
+/// A predicted step of a whole model.
+struct StepPrediction {
+  double us = 0;    ///< per step, one rank
+  double flops = 0; ///< GEMM FLOPs per step, one rank
+  double tflops() const { return us > 0 ? flops / (us * 1e6) : 0; }
+};
+
+struct Change {
+  std::string parameter;
+  int64_t before = 0, after = 0;
+  double speedup = 1;     ///< throughput ratio with this change alone
+  int64_t paramDelta = 0; ///< with this change alone
+};
+
+struct SearchResult {
+  model::ModelConfig before, after;
+  StepPrediction predBefore, predAfter;
+  int64_t paramsBefore = 0, paramsAfter = 0;
+  std::vector<Change> changes; ///< empty: keep the model
+  int64_t evaluated = 0;       ///< candidate shapes predicted
+  int64_t feasible = 0;        ///< of which met every constraint
+  double bestGain = 0;         ///< the best candidate's throughput gain
+};
+
+/// The GEMM records of a whole step of `c` (every layer), for reports.
+std::vector<GemmRecord> recordsFor(const model::ModelConfig &c,
+                                   bool training);
+
+class ShapeSearch {
+public:
+  ShapeSearch(const target::GpuTarget &target) : target(target) {}
+
+  /// Predicted step of `c` (one layer's GEMMs x layers, plus the logits).
+  StepPrediction predict(const model::ModelConfig &c, bool training);
+
+  /// Runs the search; nullopt with `error` set on bad options or when the
+  /// model and every candidate break a constraint.
+  std::optional<SearchResult> search(const model::ModelConfig &c,
+                                     const SearchOptions &o,
+                                     std::string &error);
+
+  /// Why `c` breaks a constraint of the search (empty when it meets all).
+  std::string violation(const model::ModelConfig &original,
+                        const model::ModelConfig &c, const SearchOptions &o);
+
+private:
+  const target::GpuTarget &target;
+  ShapeAnalysis analysis{target, 1.0};
+};
+
+} // namespace tshape::analysis
+
+#endif // TSHAPE_ANALYSIS_SHAPESEARCH_H

@@ -1,0 +1,27 @@
+//===- Passes.h - tshape shape rewrites -------------------------*- C++ -*-===//
+//
+// Declarations of the tshape rewrite passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_TRANSFORMS_PASSES_H
+#define TSHAPE_TRANSFORMS_PASSES_H
+
+#include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tshape {
+
+#define GEN_PASS_DECL
+#include "tshape/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tshape/Transforms/Passes.h.inc"
+
+} // namespace tshape
+
+#endif // TSHAPE_TRANSFORMS_PASSES_H

@@ -1,0 +1,91 @@
+//===- Passes.td - tshape shape rewrites -------------------*- tablegen -*-===//
+//
+// Rewrites that remove shape inefficiencies: model-level hyperparameter
+// search, and linalg-level padding that keeps results the same.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_TRANSFORMS_PASSES_TD
+#define TSHAPE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
+  let summary = "choose faster hyperparameters within a parameter budget";
+  let description = [{
+    For each function holding a tshape model, searches the neighbourhood of
+    the hyperparameters in `vary` (docs/optimize-shapes.md) for the shape
+    with the highest predicted throughput on the target, subject to: the
+    parameter count within `param-tolerance` of the original; every
+    structural rule (hidden = heads x head_dim, heads divisible by kv_heads,
+    tensor-parallel divisibility); the GQA group ratio kept unless `kv_heads`
+    may vary; vocab only growing; head dims in [min-head-dim, max-head-dim]
+    and supported by a fused attention kernel where the model fuses it.
+    The search is exhaustive over that neighbourhood, and deterministic.
+
+    The model is kept unless the predicted throughput gain reaches
+    `min-gain`. Otherwise the tshape ops are rewritten in place, with one
+    remark per change (before -> after, its predicted speed-up alone, its
+    parameter delta) and a summary remark. `report=` writes a before/after
+    report (JSON, or Markdown for `-` and `.md`).
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "built-in GPU (default: the module's tshape.target, else h100-sxm)">,
+    Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
+           "JSON GPU description; overrides target">,
+    Option<"paramTolerance", "param-tolerance", "double", /*default=*/"0.02",
+           "allowed relative change of the parameter count (>= 0)">,
+    ListOption<"vary", "vary", "std::string",
+               "parameters that may change: vocab, heads, kv_heads, ffn, "
+               "hidden (default: vocab,heads,ffn)">,
+    Option<"training", "training", "bool", /*default=*/"false",
+           "optimize forward + backward instead of the forward pass">,
+    Option<"minGain", "min-gain", "double", /*default=*/"0.01",
+           "keep the model unless predicted throughput improves this much">,
+    Option<"minHeadDim", "min-head-dim", "int64_t", /*default=*/"64",
+           "smallest head dimension to consider">,
+    Option<"maxHeadDim", "max-head-dim", "int64_t", /*default=*/"128",
+           "largest head dimension to consider">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "write the before/after report: .json, .md, or - for Markdown">
+  ];
+  let dependentDialects = ["::tshape::TShapeDialect"];
+}
+
+def TShapePadGemms : Pass<"tshape-pad-gemms", "::mlir::ModuleOp"> {
+  let summary = "pad linalg GEMM dimensions where the model predicts a gain";
+  let description = [{
+    For every static linalg contraction (from tshape or any other frontend),
+    rounds M, N and (for multiply-add contractions) K up to a multiple of
+    `multiple` (default: the target's best alignment, 64 bf16 elements on
+    Ampere and later). Operands get `tensor.pad` with zeros, the padded
+    contraction runs, and `tensor.extract_slice` takes the original result
+    back, so the program computes exactly the same values (zeros add
+    nothing to a sum; padded rows and columns are dropped).
+
+    A GEMM is padded only when its predicted time padded, plus the copies
+    the pads and the slice cost at memory bandwidth, beats its predicted
+    time unpadded; `force=true` pads anyway. The copies are never treated
+    as free. A remark names each padded operand that is a constant or a
+    function argument, since storing it pre-padded would remove its copy.
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "built-in GPU (default: the module's tshape.target, else h100-sxm)">,
+    Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
+           "JSON GPU description; overrides target">,
+    Option<"multiple", "multiple", "int64_t", /*default=*/"0",
+           "pad to multiples of this many elements (0: the target's best "
+           "alignment)">,
+    Option<"force", "force", "bool", /*default=*/"false",
+           "pad every unaligned GEMM, whatever the prediction">
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPadded", "gemms-padded", "GEMMs padded">
+  ];
+}
+
+#endif // TSHAPE_TRANSFORMS_PASSES_TD

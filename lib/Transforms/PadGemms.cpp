@@ -1,0 +1,234 @@
+//===- PadGemms.cpp - tshape-pad-gemms ------------------------------------===//
+//
+// Pads the M, N (and, for multiply-add contractions, K) loop dimensions of
+// static linalg contractions to a multiple, when the GEMM cost model
+// predicts the padded GEMM plus its copies beats the original. Zero padding
+// keeps the results: zeros add nothing to a multiply-add sum, and padded
+// rows and columns are sliced away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Contraction.h"
+#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Analysis/TargetResolution.h"
+#include "tshape/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Format.h"
+
+namespace tshape {
+#define GEN_PASS_DEF_TSHAPEPADGEMMS
+#include "tshape/Transforms/Passes.h.inc"
+} // namespace tshape
+
+using namespace mlir;
+using namespace tshape;
+using namespace tshape::analysis;
+
+namespace {
+
+int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+std::optional<model::DType> dtypeOf(Type t) {
+  if (t.isBF16())
+    return model::DType::BF16;
+  if (t.isF16())
+    return model::DType::FP16;
+  if (t.isF32())
+    return model::DType::FP32;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return model::DType::FP8;
+  return std::nullopt;
+}
+
+/// The operand's shape with each dimension replaced by its loop's padded
+/// size (the maps of static contractions are projected permutations).
+SmallVector<int64_t> paddedShape(AffineMap map, ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> ranges) {
+  SmallVector<int64_t> out(shape);
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      out[i] = ranges[d.getPosition()];
+  return out;
+}
+
+int64_t elements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+struct TShapePadGemmsPass
+    : public tshape::impl::TShapePadGemmsBase<TShapePadGemmsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (multiple < 0) {
+      emitError(module.getLoc())
+          << "tshape-pad-gemms: multiple must be >= 0 (0: the target's "
+             "best alignment), got "
+          << multiple.getValue();
+      return signalPassFailure();
+    }
+    std::optional<target::GpuTarget> tgt =
+        resolveTarget(module, getArgument(), targetName, targetFile);
+    if (!tgt)
+      return signalPassFailure();
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics())
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops)
+      padOne(op, *tgt);
+  }
+
+  void padOne(linalg::LinalgOp op, const target::GpuTarget &tgt) {
+    bool dynamic = false;
+    auto shape = getContractionShape(op, &dynamic);
+    if (!shape)
+      return;
+    auto dims = linalg::inferContractionDims(op);
+    Type elt = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+    auto dtype = dtypeOf(elt);
+    if (!dtype || failed(dims))
+      return;
+    int64_t eb = model::dtypeBytes(*dtype);
+    int64_t mult = multiple ? (int64_t)multiple
+                            : std::max<int64_t>(1, tgt.bestAlignBytes / eb);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> padded(ranges);
+    // K may only be padded when zeros add nothing: a multiply-add body.
+    bool mulAdd = linalg::isaContractionOpInterface(op);
+    auto padDims = [&](ArrayRef<unsigned> ds) {
+      for (unsigned d : ds)
+        padded[d] = roundUp(ranges[d], mult);
+    };
+    // Only single-dimension M/N/K are padded (the usual GEMM forms).
+    if (dims->m.size() == 1)
+      padDims(dims->m);
+    if (dims->n.size() == 1)
+      padDims(dims->n);
+    if (mulAdd && dims->k.size() == 1)
+      padDims(dims->k);
+    if (padded == ranges)
+      return;
+
+    // Predict original and padded, and the copies at memory bandwidth.
+    GemmProblem p{shape->batch, shape->m, shape->n, shape->k, *dtype,
+                  shape->transA, shape->transB};
+    GemmProblem q = p;
+    q.m = dims->m.size() == 1 ? padded[dims->m[0]] : p.m;
+    q.n = dims->n.size() == 1 ? padded[dims->n[0]] : p.n;
+    q.k = mulAdd && dims->k.size() == 1 ? padded[dims->k[0]] : p.k;
+    GemmEstimate before = estimateGemm(p, tgt), after = estimateGemm(q, tgt);
+    double bw = tgt.memoryBandwidthGBs * 1e9 * tgt.memoryEfficiency;
+    double copyUs = 0;
+    SmallVector<bool> changes;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto t = cast<RankedTensorType>(operand.get().getType());
+      SmallVector<int64_t> ps = paddedShape(
+          maps[operand.getOperandNumber()], t.getShape(), padded);
+      bool change = ps != SmallVector<int64_t>(t.getShape());
+      changes.push_back(change);
+      if (!change)
+        continue;
+      // A pad reads the source and writes the padded tensor; the result of
+      // the output operand is also sliced back (read padded, write small).
+      double bytes = double(eb) * (elements(t.getShape()) + elements(ps));
+      if (op.isDpsInit(&operand))
+        bytes *= 2;
+      copyUs += bytes / bw * 1e6 + tgt.launchOverheadUs;
+    }
+    double net = before.predictedUs / (after.predictedUs + copyUs);
+    std::string what;
+    llvm::raw_string_ostream ws(what);
+    const char *names[] = {"M", "N", "K"};
+    int64_t olds[] = {p.m, p.n, p.k}, news[] = {q.m, q.n, q.k};
+    for (int i = 0; i < 3; ++i)
+      if (olds[i] != news[i])
+        ws << (what.empty() ? "" : ", ") << names[i] << " " << olds[i]
+           << " -> " << news[i];
+    if (!force && net <= 1.0) {
+      std::string msg;
+      llvm::raw_string_ostream ms(msg);
+      ms << "tshape-pad-gemms: not padded: " << what << " predicts "
+         << llvm::format("%.1f", before.predictedUs) << " -> "
+         << llvm::format("%.1f", after.predictedUs) << " us + "
+         << llvm::format("%.1f", copyUs) << " us of copies (no net gain)";
+      op->emitRemark(ms.str());
+      return;
+    }
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    SmallVector<Value> operands;
+    std::string stored;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      unsigned i = operand.getOperandNumber();
+      if (!changes[i]) {
+        operands.push_back(v);
+        continue;
+      }
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> ps = paddedShape(maps[i], t.getShape(), padded);
+      SmallVector<OpFoldResult> low(t.getRank(), b.getIndexAttr(0)), high;
+      for (auto [o, n] : llvm::zip(t.getShape(), ps))
+        high.push_back(b.getIndexAttr(n - o));
+      auto padOp = tensor::PadOp::create(
+          b, loc, RankedTensorType::get(ps, t.getElementType()), v, low, high,
+          zero);
+      operands.push_back(padOp);
+      bool isInput = !op.isDpsInit(&operand);
+      if (isInput && (v.getDefiningOp<arith::ConstantOp>() ||
+                      (isa<BlockArgument>(v) &&
+                       isa<func::FuncOp>(
+                           cast<BlockArgument>(v).getOwner()->getParentOp()))))
+        stored += (stored.empty() ? "" : ", ") + std::string("operand ") +
+                  std::to_string(i) +
+                  (v.getDefiningOp<arith::ConstantOp>() ? " (a constant)"
+                                                        : " (a function "
+                                                          "argument)");
+    }
+    SmallVector<Type> resultTypes;
+    for (Value init : ArrayRef<Value>(operands).drop_front(op.getNumDpsInputs()))
+      resultTypes.push_back(init.getType());
+    Operation *paddedOp = mlir::clone(b, op.getOperation(), resultTypes, operands);
+    SmallVector<Value> results;
+    for (auto [orig, res] :
+         llvm::zip(op->getResults(), paddedOp->getResults())) {
+      auto t = cast<RankedTensorType>(orig.getType());
+      SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0)),
+          sizes, strides(t.getRank(), b.getIndexAttr(1));
+      for (int64_t d : t.getShape())
+        sizes.push_back(b.getIndexAttr(d));
+      results.push_back(tensor::ExtractSliceOp::create(b, loc, t, res, offsets,
+                                                       sizes, strides));
+    }
+    std::string msg;
+    llvm::raw_string_ostream ms(msg);
+    ms << "tshape-pad-gemms: padded " << what << ": predicted "
+       << llvm::format("%.1f", before.predictedUs) << " -> "
+       << llvm::format("%.1f", after.predictedUs) << " us + "
+       << llvm::format("%.1f", copyUs) << " us of pad/slice copies = "
+       << llvm::format("%.2fx", net) << (force ? " (forced)" : "");
+    if (!stored.empty())
+      ms << "; " << stored
+         << " could be stored pre-padded to drop its copy";
+    op->emitRemark(ms.str());
+    op->replaceAllUsesWith(results);
+    op->erase();
+    ++numPadded;
+  }
+};
+} // namespace
