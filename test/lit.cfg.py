@@ -21,6 +21,18 @@ config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%generator", config.cmake_generator))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 
+# Executing tensor-level linalg on the CPU with upstream mlir-runner.
+mlir_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%lower_to_llvm",
+    "--one-shot-bufferize=bufferize-function-boundaries "
+    "--convert-linalg-to-loops --expand-strided-metadata --lower-affine "
+    "--convert-scf-to-cf --convert-math-to-llvm --convert-arith-to-llvm "
+    "--convert-cf-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm "
+    "--reconcile-unrealized-casts"))
+config.substitutions.append(("%runner_libs",
+    "-shared-libs=" + os.path.join(mlir_lib_dir, "libmlir_runner_utils.so") +
+    "," + os.path.join(mlir_lib_dir, "libmlir_c_runner_utils.so")))
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tshape_tools_dir, append_path=True)
@@ -32,6 +44,7 @@ tools = [
     # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
     # plain MLIR.
     ToolSubst("mlir-opt", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -13,15 +13,21 @@
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace tshape {
 
-/// The tshape dialect and the standard dialects of lowered IR.
+/// The tshape dialect, the standard dialects of lowered IR, and those that
+/// pipelines around it commonly carry (bufferization, memref, scf).
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<TShapeDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
-                  mlir::math::MathDialect, mlir::tensor::TensorDialect>();
+                  mlir::math::MathDialect, mlir::tensor::TensorDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect>();
 }
 
 /// Every tshape pass (flags start with `tshape-`).

@@ -64,6 +64,14 @@ int64_t elements(ArrayRef<int64_t> shape) {
   return n;
 }
 
+/// The fill producing `v` when `v` is a linalg.fill of a tensor.empty.
+linalg::FillOp filledEmpty(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return fill;
+  return nullptr;
+}
+
 struct TShapePadGemmsPass
     : public tshape::impl::TShapePadGemmsBase<TShapePadGemmsPass> {
   using Base::Base;
@@ -141,12 +149,17 @@ struct TShapePadGemmsPass
       changes.push_back(change);
       if (!change)
         continue;
-      // A pad reads the source and writes the padded tensor; the result of
-      // the output operand is also sliced back (read padded, write small).
+      // A pad reads the source and writes the padded tensor. A filled
+      // init (linalg.fill of tensor.empty) is instead rebuilt at the padded
+      // size: only the extra elements are written. The slice back is a view
+      // (it bufferizes to memref.subview) and copies nothing.
       double bytes = double(eb) * (elements(t.getShape()) + elements(ps));
-      if (op.isDpsInit(&operand))
-        bytes *= 2;
-      copyUs += bytes / bw * 1e6 + tgt.launchOverheadUs;
+      double launches = 1;
+      if (op.isDpsInit(&operand) && filledEmpty(operand.get())) {
+        bytes = double(eb) * (elements(ps) - elements(t.getShape()));
+        launches = 0;
+      }
+      copyUs += bytes / bw * 1e6 + launches * tgt.launchOverheadUs;
     }
     double net = before.predictedUs / (after.predictedUs + copyUs);
     std::string what;
@@ -182,6 +195,15 @@ struct TShapePadGemmsPass
       }
       auto t = cast<RankedTensorType>(v.getType());
       SmallVector<int64_t> ps = paddedShape(maps[i], t.getShape(), padded);
+      if (auto fill = filledEmpty(v)) {
+        // Rebuild the filled init at the padded size.
+        Value empty = tensor::EmptyOp::create(b, loc, ps, t.getElementType());
+        operands.push_back(
+            linalg::FillOp::create(b, loc, ValueRange{fill.getInputs()[0]},
+                                   ValueRange{empty})
+                .getResult(0));
+        continue;
+      }
       SmallVector<OpFoldResult> low(t.getRank(), b.getIndexAttr(0)), high;
       for (auto [o, n] : llvm::zip(t.getShape(), ps))
         high.push_back(b.getIndexAttr(n - o));
@@ -220,7 +242,7 @@ struct TShapePadGemmsPass
     ms << "tshape-pad-gemms: padded " << what << ": predicted "
        << llvm::format("%.1f", before.predictedUs) << " -> "
        << llvm::format("%.1f", after.predictedUs) << " us + "
-       << llvm::format("%.1f", copyUs) << " us of pad/slice copies = "
+       << llvm::format("%.1f", copyUs) << " us of pad copies = "
        << llvm::format("%.2fx", net) << (force ? " (forced)" : "");
     if (!stored.empty())
       ms << "; " << stored
