@@ -315,6 +315,7 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
 
   ModelConfig c;
   c.name = opts.name.empty() ? *type : opts.name;
+  c.modelType = *type;
   c.microbatch = opts.microbatch;
   c.seq = opts.seq;
   c.tp = opts.tp;
@@ -388,4 +389,133 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
                   std::optional<ModelConfig>());
   }
   return c;
+}
+
+//===----------------------------------------------------------------------===//
+// Export
+//===----------------------------------------------------------------------===//
+
+std::optional<json::Object>
+tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
+                       const json::Object *base, std::string &error) {
+  const TypeSpec *spec = nullptr;
+  for (const TypeSpec &s : kSpecs)
+    if (modelType == s.type)
+      spec = &s;
+  if (!spec) {
+    error = "unknown model_type '" + modelType + "'";
+    return std::nullopt;
+  }
+  // The base's own sizes, read exactly as the importer reads them.
+  std::optional<ModelConfig> was;
+  if (base) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << json::Value(json::Object(*base));
+    ImportOptions o;
+    o.seq = c.seq;
+    o.microbatch = c.microbatch;
+    o.tp = 1;
+    o.dtype = c.dtype;
+    ImportDiagnostic diag;
+    was = importHFConfig(text, o, diag);
+    if (!was) {
+      error = "--base: " + diag.message;
+      return std::nullopt;
+    }
+  }
+  json::Object out = base ? *base : json::Object();
+  out["model_type"] = modelType;
+  // Writes `value` under the alias the base used, else the first key; with
+  // a base, only when the value changed.
+  auto put = [&](const Keys &keys, int64_t value, int64_t old) {
+    if (keys.empty() || (was && value == old))
+      return;
+    const char *key = keys.front();
+    for (const char *k : keys)
+      if (base && base->get(k))
+        key = k;
+    out[key] = value;
+  };
+  put(spec->hidden, c.hidden, was ? was->hidden : 0);
+  put(spec->heads, c.attention.heads, was ? was->attention.heads : 0);
+  put(spec->layers, c.layers, was ? was->layers : 0);
+  put(spec->vocab, c.vocab, was ? was->vocab : 0);
+  if (spec->inner.empty() && c.mlp.inner != 4 * c.hidden) {
+    error = std::string("model_type '") + spec->type +
+            "' has no key for an MLP inner size other than 4 x hidden";
+    return std::nullopt;
+  }
+  put(spec->inner, c.mlp.inner, was ? was->mlp.inner : 0);
+  if (std::string(spec->type) == "falcon") {
+    int64_t old = was ? was->attention.kvHeads : 0;
+    if (!was || c.attention.kvHeads != old) {
+      bool mq = c.attention.kvHeads == 1;
+      out["multi_query"] = mq;
+      out["new_decoder_architecture"] = !mq;
+      if (!mq)
+        out["num_kv_heads"] = c.attention.kvHeads;
+    }
+  } else {
+    put(spec->kvHeads, c.attention.kvHeads, was ? was->attention.kvHeads : 0);
+  }
+  if (c.attention.headDim)
+    put(spec->headDim, c.attention.headDim, was ? was->attention.headDim : 0);
+  if (!was || was->tiedEmbeddings != c.tiedEmbeddings)
+    out["tie_word_embeddings"] = c.tiedEmbeddings;
+  return out;
+}
+
+std::string tshape::megatronArguments(const ModelConfig &c,
+                                      int64_t originalVocab) {
+  std::string s;
+  auto arg = [&](const char *name, int64_t v) {
+    s += std::string(s.empty() ? "" : " ") + name + " " + std::to_string(v);
+  };
+  auto flag = [&](const char *name) {
+    s += std::string(s.empty() ? "" : " ") + name;
+  };
+  arg("--num-layers", c.layers);
+  arg("--hidden-size", c.hidden);
+  arg("--num-attention-heads", c.attention.heads);
+  if (c.attention.kvHeads != c.attention.heads) {
+    flag("--group-query-attention");
+    arg("--num-query-groups", c.attention.kvHeads);
+  }
+  if (c.attention.headDim)
+    arg("--kv-channels", c.attention.headDim);
+  arg("--ffn-hidden-size", c.mlp.inner);
+  arg("--seq-length", c.seq);
+  arg("--max-position-embeddings", c.seq);
+  arg("--micro-batch-size", c.microbatch);
+  arg("--tensor-model-parallel-size", c.tp);
+  // Megatron pads the tokenizer's vocabulary up to a multiple of
+  // (divisible-by x tp): pick the largest power of two that lands exactly on
+  // the model's vocab.
+  int64_t vo = originalVocab > 0 ? originalVocab : c.vocab, best = 0;
+  for (int64_t x = 1; x <= 8192; x *= 2) {
+    int64_t m = x * c.tp;
+    if ((vo + m - 1) / m * m == c.vocab)
+      best = x;
+  }
+  if (best)
+    arg("--make-vocab-size-divisible-by", best);
+  else
+    s += " # vocab " + std::to_string(c.vocab) +
+         " is not reachable by Megatron's padding from " + std::to_string(vo);
+  if (c.mlp.gated && c.mlp.activation == Activation::SiLU)
+    flag("--swiglu");
+  if (!c.tiedEmbeddings)
+    flag("--untie-embeddings-and-output-weights");
+  if (c.dtype == DType::BF16)
+    flag("--bf16");
+  else if (c.dtype == DType::FP16)
+    flag("--fp16");
+  // What Megatron-LM has no argument for, said rather than dropped.
+  if (c.mlp.gated && c.mlp.activation != Activation::SiLU)
+    s += "\n# note: a gated non-SiLU MLP (GeGLU) has no Megatron-LM argument";
+  if (c.residual == ResidualMode::Parallel)
+    s += "\n# note: the parallel attention+MLP residual has no Megatron-LM "
+         "argument (GPT-NeoX: gpt_j_residual)";
+  return s;
 }

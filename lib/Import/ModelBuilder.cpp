@@ -70,6 +70,9 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
                                  b.getFunctionType({tokensT}, {logitsT}));
   fn->setAttr(tshape::TShapeDialect::kParallelAttrName,
               tshape::ParallelAttr::get(ctx, c.tp));
+  if (!c.modelType.empty())
+    fn->setAttr(::tshape::TShapeDialect::kModelTypeAttrName,
+                b.getStringAttr(c.modelType));
   if (c.dtype == tshape::model::DType::TF32)
     fn->setAttr(tshape::TShapeDialect::kMathAttrName,
                 tshape::MathModeAttr::get(
@@ -137,6 +140,8 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   model::ModelConfig c;
   c.name = fn.getName().str();
   c.tp = getTensorParallelDegree(fn);
+  if (auto t = fn->getAttrOfType<StringAttr>(TShapeDialect::kModelTypeAttrName))
+    c.modelType = t.str();
   std::optional<AttentionOp> attn;
   std::optional<MLPOp> mlp;
   int64_t attnLayers = 0, mlpLayers = 0;

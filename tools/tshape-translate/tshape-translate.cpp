@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Import/HFConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,6 +16,9 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -40,6 +44,86 @@ llvm::cl::opt<std::string>
     nameOpt("name",
             llvm::cl::desc("function name (default: the config file name without extension)"),
             llvm::cl::init(""), llvm::cl::cat(importCat));
+
+llvm::cl::OptionCategory exportCat("Hugging Face export options");
+llvm::cl::opt<std::string>
+    baseOpt("base",
+            llvm::cl::desc("with --export-hf-config: the original config.json; "
+                           "every key it has is kept and only changed sizes "
+                           "are rewritten"),
+            llvm::cl::init(""), llvm::cl::cat(exportCat));
+llvm::cl::opt<std::string> modelTypeOpt(
+    "model-type",
+    llvm::cl::desc("with --export-hf-config: the model_type to write (default: "
+                   "the function's tshape.model_type, else --base's)"),
+    llvm::cl::init(""), llvm::cl::cat(exportCat));
+llvm::cl::opt<bool> megatronOpt(
+    "megatron",
+    llvm::cl::desc("with --export-hf-config: print Megatron-LM arguments "
+                   "instead of JSON"),
+    llvm::cl::init(false), llvm::cl::cat(exportCat));
+
+LogicalResult exportHF(Operation *op, llvm::raw_ostream &os) {
+  func::FuncOp fn;
+  op->walk([&](func::FuncOp f) {
+    bool has = false;
+    f.walk([&](tshape::AttentionOp) { has = true; });
+    if (has && !fn)
+      fn = f;
+  });
+  if (!fn)
+    return op->emitError("export-hf-config: no function holds a tshape model "
+                         "(tshape.attention and tshape.mlp)");
+  bool hasVocab = false;
+  std::string error;
+  auto c = tshape::extractModelConfig(fn, hasVocab, error);
+  if (!c)
+    return fn.emitError() << "export-hf-config: " << error;
+  if (!hasVocab)
+    return fn.emitError()
+           << "export-hf-config: the model has no tshape.embedding or "
+              "tshape.lm_head, so no vocabulary to write";
+  std::optional<llvm::json::Object> base;
+  if (!baseOpt.empty()) {
+    auto buf = llvm::MemoryBuffer::getFile(baseOpt);
+    if (!buf)
+      return fn.emitError() << "export-hf-config: cannot read --base '"
+                            << baseOpt.getValue()
+                            << "': " << buf.getError().message();
+    auto parsed = llvm::json::parse((*buf)->getBuffer());
+    if (!parsed)
+      return fn.emitError() << "export-hf-config: --base '"
+                            << baseOpt.getValue() << "' is not valid JSON: "
+                            << llvm::toString(parsed.takeError());
+    if (!parsed->getAsObject())
+      return fn.emitError() << "export-hf-config: --base '"
+                            << baseOpt.getValue()
+                            << "' is not a JSON object";
+    base = *parsed->getAsObject();
+  }
+  std::string type = modelTypeOpt;
+  if (type.empty())
+    type = c->modelType;
+  if (type.empty() && base)
+    if (auto t = base->getString("model_type"))
+      type = t->str();
+  if (type.empty())
+    return fn.emitError() << "export-hf-config: unknown model_type: the IR has "
+                             "no tshape.model_type; pass --model-type or --base";
+  if (megatronOpt) {
+    int64_t originalVocab = 0;
+    if (base)
+      if (auto v = base->getInteger("vocab_size"))
+        originalVocab = *v;
+    os << tshape::megatronArguments(*c, originalVocab) << "\n";
+    return success();
+  }
+  auto out = tshape::exportHFConfig(*c, type, base ? &*base : nullptr, error);
+  if (!out)
+    return fn.emitError() << "export-hf-config: " << error;
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*out))) << "\n";
+  return success();
+}
 
 OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
                                   MLIRContext *ctx) {
@@ -96,6 +180,14 @@ int main(int argc, char **argv) {
       [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
         return importHF(sourceMgr, ctx);
       },
+      [](DialectRegistry &registry) {
+        registry.insert<tshape::TShapeDialect, func::FuncDialect>();
+      });
+  TranslateFromMLIRRegistration exportReg(
+      "export-hf-config",
+      "write the tshape model as a Hugging Face config.json (see --base, "
+      "--model-type, --megatron)",
+      [](Operation *op, llvm::raw_ostream &os) { return exportHF(op, os); },
       [](DialectRegistry &registry) {
         registry.insert<tshape::TShapeDialect, func::FuncDialect>();
       });

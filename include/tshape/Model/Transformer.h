@@ -69,6 +69,7 @@ struct MlpConfig {
 /// One whole model, with the run shape (microbatch, sequence, parallelism).
 struct ModelConfig {
   std::string name;
+  std::string modelType; ///< Hugging Face model_type, when imported
   int64_t microbatch = 1; ///< b
   int64_t seq = 1;        ///< s
   int64_t hidden = 0;     ///< h
