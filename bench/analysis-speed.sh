@@ -4,24 +4,18 @@
 # lowered IR. Prints medians of N runs (default 5). Usage:
 #   bench/analysis-speed.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
+source "$(dirname "$0")/common.sh"
 BUILD=${1:-build}
 RUNS=${2:-5}
 MLIR_OPT=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+write_gpt3_175b "$T/gpt3-175b.json"
 
-# GPT-3 175B (Brown et al. 2020, Table 2.1): 96 layers, d_model 12288,
-# 96 heads (d_head 128), vocab 50257 as in GPT-2.
-cat > "$T/gpt3-175b.json" <<'JSON'
-{"model_type": "gpt2", "n_embd": 12288, "n_head": 96, "n_layer": 96,
- "vocab_size": 50257, "n_positions": 2048}
-JSON
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 now() { date +%s.%N; }
 run() { # run CMD...; prints seconds
   local s e; s=$(now); "$@" > /dev/null; e=$(now)
-  awk -v e="$e" -v s="$s" 'BEGIN {print e - s}'
+  elapsed "$s" "$e"
 }
 
 "$BUILD/bin/tshape-translate" --import-hf-config "$T/gpt3-175b.json" -o "$T/m.mlir"

@@ -34,17 +34,6 @@ namespace {
 
 int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-std::optional<model::DType> dtypeOf(Type t) {
-  if (t.isBF16())
-    return model::DType::BF16;
-  if (t.isF16())
-    return model::DType::FP16;
-  if (t.isF32())
-    return model::DType::FP32;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-    return model::DType::FP8;
-  return std::nullopt;
-}
 
 /// The operand's shape with each dimension replaced by its loop's padded
 /// size (the maps of static contractions are projected permutations).
@@ -105,7 +94,7 @@ struct TShapePadGemmsPass
       return;
     auto dims = linalg::inferContractionDims(op);
     Type elt = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-    auto dtype = dtypeOf(elt);
+    auto dtype = gemmDType(elt);
     if (!dtype || failed(dims))
       return;
     int64_t eb = model::dtypeBytes(*dtype);

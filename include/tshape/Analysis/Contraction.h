@@ -8,6 +8,8 @@
 #ifndef TSHAPE_ANALYSIS_CONTRACTION_H
 #define TSHAPE_ANALYSIS_CONTRACTION_H
 
+#include "tshape/Model/Transformer.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <optional>
@@ -24,6 +26,10 @@ struct ContractionShape {
   bool transA = false; ///< A's innermost dimension is an M dimension
   bool transB = false; ///< B's innermost dimension is a K dimension
 };
+
+/// The cost model's element type for an MLIR element type (f32 is TF32
+/// when `tf32`); nullopt for types without a GEMM model (integers, f64).
+std::optional<model::DType> gemmDType(mlir::Type t, bool tf32 = false);
 
 /// The contraction's GEMM shape; nullopt when `op` is not a contraction,
 /// and sets `dynamic` when it is one with dynamic sizes.

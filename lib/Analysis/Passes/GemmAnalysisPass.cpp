@@ -32,17 +32,6 @@ using namespace tshape::analysis;
 
 namespace {
 
-std::optional<model::DType> dtypeOf(Type t, bool tf32) {
-  if (t.isBF16())
-    return model::DType::BF16;
-  if (t.isF16())
-    return model::DType::FP16;
-  if (t.isF32())
-    return tf32 ? model::DType::TF32 : model::DType::FP32;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-    return model::DType::FP8;
-  return std::nullopt;
-}
 
 std::string locString(Location loc) {
   std::string s;
@@ -143,7 +132,7 @@ struct TShapeGemmAnalysisPass
                          fn->hasAttr(TShapeDialect::kMathAttrName));
       Type elt =
           getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-      auto dtype = dtypeOf(elt, tf32);
+      auto dtype = gemmDType(elt, tf32);
       if (!dtype) {
         ++skipped;
         if (remarks == "all")
