@@ -33,6 +33,9 @@ config.substitutions.append(("%runner_libs",
     "-shared-libs=" + os.path.join(mlir_lib_dir, "libmlir_runner_utils.so") +
     "," + os.path.join(mlir_lib_dir, "libmlir_c_runner_utils.so")))
 
+config.substitutions.append(("%tshape_runtime_lib",
+    os.path.join(config.tshape_obj_root, "lib", "libtshape_runtime.so")))
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tshape_tools_dir, append_path=True)

@@ -107,6 +107,11 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
                                 (r.predictedUs * 1e6)
                           : 0.0));
           attr(j, "loss", round3(r.lossFraction));
+          if (r.measuredUs > 0) {
+            attr(j, "measured_us", round3(r.measuredUs));
+            attr(j, "prediction_error",
+                 round3((r.predictedUs - r.measuredUs) / r.measuredUs));
+          }
           j.attribute("flagged", r.flagged);
           j.attributeArray("causes", [&] {
             for (const std::string &c : r.causes)

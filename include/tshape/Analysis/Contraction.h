@@ -31,6 +31,11 @@ struct ContractionShape {
 /// when `tf32`); nullopt for types without a GEMM model (integers, f64).
 std::optional<model::DType> gemmDType(mlir::Type t, bool tf32 = false);
 
+/// Operand layouts of a contraction: whether A's innermost dimension is an
+/// M dimension (A stored K x M) and B's a K dimension (B stored N x K).
+/// False when `op` is not a contraction.
+bool getOperandLayouts(mlir::linalg::LinalgOp op, bool &transA, bool &transB);
+
 /// The contraction's GEMM shape; nullopt when `op` is not a contraction,
 /// and sets `dynamic` when it is one with dynamic sizes.
 std::optional<ContractionShape> getContractionShape(mlir::linalg::LinalgOp op,

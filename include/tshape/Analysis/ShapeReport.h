@@ -47,6 +47,7 @@ struct GemmRecord {
   GemmEstimate estimate;
   FusedAttentionEstimate fused;
   double predictedUs = 0; ///< the time this GEMM contributes
+  double measuredUs = -1; ///< from tshape-run-gemms, when it ran before
   double lossFraction = 0; ///< 1 - useful / issued tensor-core work
   bool flagged = false;
   std::vector<std::string> causes; ///< human-readable, with numbers

@@ -55,6 +55,13 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
     Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
            "emit a gated MLP's gate and up projections as one GEMM of width "
            "2f/t (role mlp_up) instead of two">,
+    Option<"weights", "weights", "std::string", /*default=*/"\"splat\"",
+           "weight values: splat (0.01, compact at any size) or pattern "
+           "(0.1 sin(0.37 i + 1.13 j + seed), distinct per weight, for "
+           "executed tests)">,
+    Option<"decomposeSoftmax", "decompose-softmax", "bool", /*default=*/"false",
+           "emit softmax as linalg.generic ops (max, exp, sum, divide) "
+           "instead of linalg.softmax, for pipelines that execute the IR">,
     Option<"maxLayers", "max-layers", "int64_t", /*default=*/"4096",
            "refuse to unroll more than this many layers in one function "
            "(keeps a mistyped layer count from exhausting memory)">

@@ -88,4 +88,59 @@ def TShapePadGemms : Pass<"tshape-pad-gemms", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Running GEMMs
+//===----------------------------------------------------------------------===//
+
+def TShapeRunGemms : Pass<"tshape-run-gemms", "::mlir::ModuleOp"> {
+  let summary = "run and time every GEMM of the module on a backend";
+  let description = [{
+    Executes every static linalg contraction with the tshape runtime
+    (include/tshape/Runtime/Runtime.h) on random inputs (never zeros):
+    `backend=cpu` (a reference, everywhere) or `backend=cublas` (cuBLASLt,
+    loaded on demand; tshape-opt does not link cuBLAS). Each GEMM gets a
+    `tshape.measured` dictionary: median, min and max time over `iters`
+    runs after `warmup`, TFLOP/s, and what cuBLASLt chose (algorithm, tile,
+    wavesCount). When `tshape-gemm-analysis` ran before, the prediction
+    error is added, and an analysis that runs after reports `measured_us`.
+
+    `check=true` also runs each GEMM once and compares `samples` output
+    elements with an fp64 CPU reference, failing above the dtype's
+    tolerance. No device, no driver, out of memory or an unsupported dtype
+    is a clean error naming the cause.
+  }];
+  let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"cpu\"",
+           "cpu or cublas">,
+    Option<"warmup", "warmup", "int", /*default=*/"2", "untimed runs first">,
+    Option<"iters", "iters", "int", /*default=*/"10", "timed runs (median)">,
+    Option<"check", "check", "bool", /*default=*/"false",
+           "compare sampled outputs with an fp64 reference">,
+    Option<"samples", "samples", "int64_t", /*default=*/"256",
+           "output elements compared by check (<= 0: all)">,
+    Option<"maxGflop", "max-gflop", "double", /*default=*/"-1",
+           "skip GEMMs above this many GFLOP (default: 20 on cpu, no limit "
+           "on cublas)">,
+    Option<"runtimeLib", "runtime-lib", "std::string", /*default=*/"\"\"",
+           "path of libtshape_runtime.so (default: ../lib next to the tool)">
+  ];
+}
+
+def TShapeLowerLinalgToRuntime
+    : Pass<"tshape-lower-linalg-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "turn bufferized linalg GEMMs into tshape runtime calls";
+  let description = [{
+    Replaces each `linalg.matmul` and `linalg.batch_matmul` on f32 memrefs
+    (after bufferization) with a `func.call` of `tshapeRtMatmulF32` /
+    `tshapeRtBatchMatmulF32`, declared with `llvm.emit_c_interface`, so
+    that a lowered module runs under upstream `mlir-runner` with
+    `-shared-libs=libtshape_runtime.so`. Transposed operands (from
+    `indexing_maps`) are passed as flags. Other contractions are left to
+    the usual lowering, with a remark.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TSHAPE_TRANSFORMS_PASSES_TD

@@ -146,6 +146,10 @@ struct TShapeGemmAnalysisPass
       r.location = locString(op->getLoc());
       r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
                    shape->transA, shape->transB};
+      if (auto m = op->getAttrOfType<DictionaryAttr>(
+              TShapeDialect::kMeasuredAttrName))
+        if (auto us = m.getAs<FloatAttr>("median_us"))
+          r.measuredUs = us.getValueAsDouble();
       if (auto f =
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
         r.fusedGroup = f.getInt();

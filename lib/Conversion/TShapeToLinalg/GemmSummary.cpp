@@ -36,6 +36,29 @@ std::optional<model::DType> tshape::gemmDType(Type t, bool tf32) {
   return std::nullopt;
 }
 
+bool tshape::getOperandLayouts(linalg::LinalgOp op, bool &transA,
+                               bool &transB) {
+  transA = transB = false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return false;
+  // Which loop dimension is innermost in A and in B.
+  auto innermost = [&](unsigned operand) -> std::optional<unsigned> {
+    AffineMap map = op.getIndexingMapsArray()[operand];
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    if (auto d = dyn_cast<AffineDimExpr>(map.getResults().back()))
+      return d.getPosition();
+    return std::nullopt;
+  };
+  if (auto a = innermost(0))
+    transA = llvm::is_contained(dims->m, *a);
+  if (auto b = innermost(1))
+    transB = llvm::is_contained(dims->k, *b);
+  return true;
+}
+
 std::optional<ContractionShape>
 tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
   if (dynamic)
@@ -64,19 +87,7 @@ tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
       *dynamic = true;
     return std::nullopt;
   }
-  // Layouts: which loop dimension is innermost in A and in B.
-  auto innermost = [&](unsigned operand) -> std::optional<unsigned> {
-    AffineMap map = op.getIndexingMapsArray()[operand];
-    if (map.getNumResults() == 0)
-      return std::nullopt;
-    if (auto d = dyn_cast<AffineDimExpr>(map.getResults().back()))
-      return d.getPosition();
-    return std::nullopt;
-  };
-  if (auto a = innermost(0))
-    s.transA = llvm::is_contained(dims->m, *a);
-  if (auto b = innermost(1))
-    s.transB = llvm::is_contained(dims->k, *b);
+  getOperandLayouts(op, s.transA, s.transB);
   if (auto role = op->getAttrOfType<StringAttr>(TShapeDialect::kRoleAttrName))
     s.role = role.str();
   else

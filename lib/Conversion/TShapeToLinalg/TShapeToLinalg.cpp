@@ -35,9 +35,12 @@ namespace {
 /// Builds the linalg form of one function's tshape ops.
 class Lowerer {
 public:
-  Lowerer(func::FuncOp fn, bool training, bool fuseGated, int64_t maxLayers)
+  Lowerer(func::FuncOp fn, bool training, bool fuseGated, int64_t maxLayers,
+          bool decomposeSoftmax, bool patternWeights)
       : fn(fn), b(fn.getLoc(), fn.getContext()), training(training),
-        fuseGated(fuseGated), maxLayers(maxLayers),
+        fuseGated(fuseGated), decomposeSoftmax(decomposeSoftmax),
+        patternWeights(patternWeights),
+        maxLayers(maxLayers),
         tp(tshape::getTensorParallelDegree(fn)) {}
 
   /// Lowers every tshape op in the function; fails with a diagnostic.
@@ -100,7 +103,8 @@ private:
 
   func::FuncOp fn;
   ImplicitLocOpBuilder b;
-  bool training, fuseGated;
+  bool training, fuseGated, decomposeSoftmax, patternWeights;
+  int64_t weightSeed = 0;
   int64_t maxLayers;
   int64_t tp;
   Type elt;
@@ -125,11 +129,43 @@ Value Lowerer::zeros(ArrayRef<int64_t> shape) {
 }
 
 Value Lowerer::weight(ArrayRef<int64_t> shape) {
-  // Splat weights keep the IR small at any size; a value other than 0 keeps
-  // the program honest when it is executed.
   auto t = type(shape);
-  return arith::ConstantOp::create(
-      b, DenseElementsAttr::get(t, b.getFloatAttr(elt, 0.01)));
+  if (!patternWeights) {
+    // Splat weights keep the IR small at any size; a value other than 0
+    // keeps the program honest when it is executed.
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(t, b.getFloatAttr(elt, 0.01)));
+  }
+  // 0.1 sin(0.37 i + 1.13 j + seed): distinct, non-uniform values, so that
+  // an executed test would notice a transposed or misplaced operand.
+  double seed = double(++weightSeed);
+  Value init = tensor::EmptyOp::create(b, shape, elt);
+  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+  SmallVector<utils::IteratorType> iters(t.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, TypeRange{t}, ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{id}, iters,
+             [&](OpBuilder &ob, Location loc, ValueRange) {
+               ImplicitLocOpBuilder nb(loc, ob);
+               auto f = [&](double v) -> Value {
+                 return arith::ConstantOp::create(nb,
+                                                  nb.getFloatAttr(elt, v));
+               };
+               auto idx = [&](unsigned d) -> Value {
+                 Value i = linalg::IndexOp::create(nb, d);
+                 Value i64 = arith::IndexCastOp::create(nb, nb.getI64Type(), i);
+                 return arith::SIToFPOp::create(nb, elt, i64);
+               };
+               Value x = arith::AddFOp::create(
+                   nb, arith::MulFOp::create(nb, idx(0), f(0.37)),
+                   arith::MulFOp::create(nb, idx(1), f(1.13)));
+               Value v = math::SinOp::create(
+                   nb, arith::AddFOp::create(nb, x, f(seed)));
+               Value w = arith::MulFOp::create(nb, v, f(0.1));
+               linalg::YieldOp::create(nb, w);
+             })
+      .getResult(0);
 }
 
 Value Lowerer::gemm(StringRef role, int64_t layer, Value a, Value bm,
@@ -269,9 +305,19 @@ Value Lowerer::activation(Value x, tshape::Activation act) {
 Value Lowerer::softmax(Value x) {
   auto t = cast<RankedTensorType>(x.getType());
   Value init = tensor::EmptyOp::create(b, t.getShape(), elt);
-  return linalg::SoftmaxOp::create(b, TypeRange{t}, x, init,
-                                   /*dimension=*/uint64_t(t.getRank() - 1))
-      .getResult()[0];
+  auto op = linalg::SoftmaxOp::create(b, TypeRange{t}, x, init,
+                                      /*dimension=*/uint64_t(t.getRank() - 1));
+  if (!decomposeSoftmax)
+    return op.getResult()[0];
+  // The op's own decomposition into linalg.generic ops.
+  FailureOr<SmallVector<Value>> parts =
+      cast<linalg::AggregatedOpInterface>(op.getOperation())
+          .decomposeOperation(b);
+  if (failed(parts))
+    return op.getResult()[0];
+  Value r = parts->front();
+  op->erase();
+  return r;
 }
 
 Value Lowerer::collapse(Value x, ArrayRef<ReassociationIndices> groups) {
@@ -658,10 +704,17 @@ struct TShapeLowerToLinalgPass
           TShapeLowerToLinalgPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (weights != "splat" && weights != "pattern") {
+      emitError(getOperation().getLoc())
+          << "tshape-lower-to-linalg: weights must be splat or pattern, got '"
+          << weights.getValue() << "'";
+      return signalPassFailure();
+    }
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       if (fn.isExternal())
         continue;
-      Lowerer lowerer(fn, training, fuseGatedMlp, maxLayers);
+      Lowerer lowerer(fn, training, fuseGatedMlp, maxLayers, decomposeSoftmax,
+                      weights == "pattern");
       if (failed(lowerer.run()))
         return signalPassFailure();
       numGemms += lowerer.gemmCount;

@@ -51,6 +51,8 @@ def TShape_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTargetAttrName = "tshape.target";
     /// Results of tshape-gemm-analysis on a GEMM (a dictionary).
     static constexpr ::llvm::StringLiteral kAnalysisAttrName = "tshape.analysis";
+    /// Measurements of tshape-run-gemms on a GEMM (a dictionary).
+    static constexpr ::llvm::StringLiteral kMeasuredAttrName = "tshape.measured";
     /// The Hugging Face model_type a function was imported from.
     static constexpr ::llvm::StringLiteral kModelTypeAttrName = "tshape.model_type";
   }];

@@ -1,0 +1,391 @@
+//===- CublasBackend.cpp - tshape runtime backend on cuBLASLt -------------===//
+//
+// Built into its own shared library (libtshape_runtime_cublas.so) and loaded
+// with dlopen by the runtime only when backend "cublas" is asked for. Row-
+// major GEMMs run as the column-major C^T = op(B)^T . op(A)^T. Inputs are
+// filled on the host (deterministic random values, never zero), converted
+// to the dtype and copied once per rotating set; timing uses CUDA events
+// after warm-up. cuBLASLt's heuristic choice (algorithm, tile, wavesCount)
+// is reported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tshape::runtime;
+
+namespace {
+struct State {
+  cublasLtHandle_t handle = nullptr;
+  cudaDeviceProp prop{};
+  void *workspace = nullptr;
+  size_t workspaceBytes = 32u << 20;
+  std::string name;
+};
+
+tshapeRtStatus fail(char *err, size_t len, tshapeRtStatus s,
+                    const std::string &msg) {
+  if (err && len)
+    snprintf(err, len, "%s", msg.c_str());
+  return s;
+}
+
+tshapeRtStatus cudaFail(char *err, size_t len, cudaError_t e,
+                        const char *what) {
+  tshapeRtStatus s = e == cudaErrorMemoryAllocation ? TSHAPE_RT_OUT_OF_MEMORY
+                     : (e == cudaErrorNoDevice ||
+                        e == cudaErrorInsufficientDriver)
+                         ? TSHAPE_RT_NO_DEVICE
+                         : TSHAPE_RT_LIBRARY_ERROR;
+  return fail(err, len, s,
+              std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+size_t elementBytes(tshapeRtDType t) {
+  switch (t) {
+  case TSHAPE_RT_BF16:
+  case TSHAPE_RT_FP16:
+    return 2;
+  case TSHAPE_RT_FP32:
+  case TSHAPE_RT_TF32:
+    return 4;
+  case TSHAPE_RT_FP8:
+    return 1;
+  }
+  return 4;
+}
+
+cudaDataType_t inputType(tshapeRtDType t) {
+  switch (t) {
+  case TSHAPE_RT_BF16:
+    return CUDA_R_16BF;
+  case TSHAPE_RT_FP16:
+    return CUDA_R_16F;
+  case TSHAPE_RT_FP8:
+    return CUDA_R_8F_E4M3;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+/// Output type: FP8 GEMMs write bf16; the others their input type.
+cudaDataType_t outputType(tshapeRtDType t) {
+  return t == TSHAPE_RT_FP8 ? CUDA_R_16BF : inputType(t);
+}
+
+size_t outputBytes(tshapeRtDType t) {
+  return t == TSHAPE_RT_FP8 ? 2 : elementBytes(t);
+}
+
+/// Host floats converted to the device element type.
+std::vector<unsigned char> convert(const float *v, size_t n, tshapeRtDType t) {
+  std::vector<unsigned char> out(n * elementBytes(t));
+  for (size_t i = 0; i < n; ++i) {
+    switch (t) {
+    case TSHAPE_RT_BF16: {
+      __nv_bfloat16 x = __float2bfloat16(v[i]);
+      std::memcpy(&out[i * 2], &x, 2);
+      break;
+    }
+    case TSHAPE_RT_FP16: {
+      __half x = __float2half(v[i]);
+      std::memcpy(&out[i * 2], &x, 2);
+      break;
+    }
+    case TSHAPE_RT_FP8: {
+      __nv_fp8_e4m3 x(v[i]);
+      std::memcpy(&out[i], &x, 1);
+      break;
+    }
+    default:
+      std::memcpy(&out[i * 4], &v[i], 4);
+    }
+  }
+  return out;
+}
+
+/// The cuBLASLt descriptors of one GEMM.
+struct Plan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t x = nullptr, y = nullptr, c = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  ~Plan() {
+    if (op)
+      cublasLtMatmulDescDestroy(op);
+    for (auto l : {x, y, c})
+      if (l)
+        cublasLtMatrixLayoutDestroy(l);
+  }
+};
+
+tshapeRtStatus makePlan(State *s, const tshapeRtGemmDesc *d, Plan &p,
+                        char *err, size_t len) {
+  // Column-major C^T (N x M) = X . Y with X = B^T (N x K), Y = A^T (K x M).
+  cublasOperation_t opX = d->transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opY = d->transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int64_t xRows = d->transB ? d->k : d->n, xCols = d->transB ? d->n : d->k;
+  int64_t yRows = d->transA ? d->m : d->k, yCols = d->transA ? d->k : d->m;
+  cublasComputeType_t compute = d->dtype == TSHAPE_RT_TF32
+                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                    : CUBLAS_COMPUTE_32F;
+  if (cublasLtMatmulDescCreate(&p.op, compute, CUDA_R_32F) !=
+      CUBLAS_STATUS_SUCCESS)
+    return fail(err, len, TSHAPE_RT_LIBRARY_ERROR,
+                "cublasLtMatmulDescCreate failed");
+  cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &opX,
+                                 sizeof(opX));
+  cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &opY,
+                                 sizeof(opY));
+  cudaDataType_t in = inputType(d->dtype), out = outputType(d->dtype);
+  cublasLtMatrixLayoutCreate(&p.x, in, xRows, xCols, xRows);
+  cublasLtMatrixLayoutCreate(&p.y, in, yRows, yCols, yRows);
+  cublasLtMatrixLayoutCreate(&p.c, out, d->n, d->m, d->n);
+  if (d->batch > 1) {
+    int32_t count = int32_t(d->batch);
+    int64_t strides[] = {d->n * d->k, d->k * d->m, d->n * d->m};
+    cublasLtMatrixLayout_t layouts[] = {p.x, p.y, p.c};
+    for (int i = 0; i < 3; ++i) {
+      cublasLtMatrixLayoutSetAttribute(layouts[i],
+                                       CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                       &count, sizeof(count));
+      cublasLtMatrixLayoutSetAttribute(
+          layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i],
+          sizeof(strides[i]));
+    }
+  }
+  cublasLtMatmulPreference_t pref;
+  cublasLtMatmulPreferenceCreate(&pref);
+  cublasLtMatmulPreferenceSetAttribute(pref,
+                                       CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                       &s->workspaceBytes,
+                                       sizeof(s->workspaceBytes));
+  int found = 0;
+  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+      s->handle, p.op, p.x, p.y, p.c, p.c, pref, 1, &p.heuristic, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+    bool unsupported = d->dtype == TSHAPE_RT_FP8 &&
+                       (s->prop.major < 9 && !(s->prop.major == 8 &&
+                                               s->prop.minor >= 9));
+    return fail(err, len,
+                unsupported || st == CUBLAS_STATUS_NOT_SUPPORTED
+                    ? TSHAPE_RT_UNSUPPORTED_DTYPE
+                    : TSHAPE_RT_LIBRARY_ERROR,
+                std::string("cuBLASLt has no algorithm for this GEMM on ") +
+                    s->prop.name +
+                    (d->dtype == TSHAPE_RT_FP8
+                         ? " (FP8 needs compute capability 8.9+ and the TN "
+                           "layout)"
+                         : ""));
+  }
+  return TSHAPE_RT_OK;
+}
+
+const char *name(void *state) { return ((State *)state)->name.c_str(); }
+
+void destroy(void *state) {
+  State *s = (State *)state;
+  if (s->workspace)
+    cudaFree(s->workspace);
+  if (s->handle)
+    cublasLtDestroy(s->handle);
+  delete s;
+}
+
+/// Device buffers for `sets` rotating copies of A and B, and one C.
+struct Buffers {
+  std::vector<void *> a, b;
+  void *c = nullptr;
+  ~Buffers() {
+    for (void *p : a)
+      cudaFree(p);
+    for (void *p : b)
+      cudaFree(p);
+    if (c)
+      cudaFree(c);
+  }
+};
+
+tshapeRtStatus upload(const tshapeRtGemmDesc *d, const float *a,
+                      const float *b, int sets, Buffers &buf, char *err,
+                      size_t len) {
+  int64_t sa, sb, sc;
+  operandSizes(*d, sa, sb, sc);
+  size_t na = size_t(sa * d->batch), nb = size_t(sb * d->batch);
+  std::vector<unsigned char> ha = convert(a, na, d->dtype),
+                             hb = convert(b, nb, d->dtype);
+  for (int i = 0; i < sets; ++i) {
+    void *pa = nullptr, *pb = nullptr;
+    cudaError_t e = cudaMalloc(&pa, ha.size());
+    if (e == cudaSuccess)
+      e = cudaMalloc(&pb, hb.size());
+    if (e != cudaSuccess) {
+      if (pa)
+        cudaFree(pa);
+      return cudaFail(err, len, e, "cudaMalloc of the GEMM operands");
+    }
+    buf.a.push_back(pa);
+    buf.b.push_back(pb);
+    cudaMemcpy(pa, ha.data(), ha.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(pb, hb.data(), hb.size(), cudaMemcpyHostToDevice);
+  }
+  cudaError_t e =
+      cudaMalloc(&buf.c, size_t(sc * d->batch) * outputBytes(d->dtype));
+  if (e != cudaSuccess)
+    return cudaFail(err, len, e, "cudaMalloc of the GEMM output");
+  return TSHAPE_RT_OK;
+}
+
+tshapeRtStatus launch(State *s, const Plan &p, void *a, void *b, void *c) {
+  float alpha = 1.0f, beta = 0.0f;
+  // X = B, Y = A (see makePlan).
+  cublasStatus_t st = cublasLtMatmul(
+      s->handle, p.op, &alpha, b, p.x, a, p.y, &beta, c, p.c, c, p.c,
+      &p.heuristic.algo, s->workspace, s->workspaceBytes, nullptr);
+  return st == CUBLAS_STATUS_SUCCESS ? TSHAPE_RT_OK : TSHAPE_RT_LIBRARY_ERROR;
+}
+
+tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *d,
+                        tshapeRtGemmResult *r, char *err, size_t len) {
+  State *s = (State *)state;
+  Plan plan;
+  if (tshapeRtStatus st = makePlan(s, d, plan, err, len))
+    return st;
+  int64_t sa, sb, sc;
+  operandSizes(*d, sa, sb, sc);
+  // Enough rotating sets that their operands exceed twice the L2.
+  double setBytes = double(sa + sb) * d->batch * elementBytes(d->dtype);
+  int sets = std::clamp(int(2.0 * s->prop.l2CacheSize / setBytes) + 1, 1, 16);
+  std::vector<float> a(size_t(sa * d->batch)), b(size_t(sb * d->batch));
+  fillRandom(a.data(), int64_t(a.size()), d->seed, d->dtype);
+  fillRandom(b.data(), int64_t(b.size()), d->seed + 1, d->dtype);
+  Buffers buf;
+  if (tshapeRtStatus st = upload(d, a.data(), b.data(), sets, buf, err, len))
+    return st;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<double> us;
+  for (int i = 0; i < d->warmup + d->iters; ++i) {
+    int set = i % sets;
+    cudaEventRecord(start);
+    tshapeRtStatus st = launch(s, plan, buf.a[set], buf.b[set], buf.c);
+    cudaEventRecord(stop);
+    if (st != TSHAPE_RT_OK) {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+      return fail(err, len, st, "cublasLtMatmul failed");
+    }
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    if (i >= d->warmup)
+      us.push_back(ms * 1000.0);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return cudaFail(err, len, e, "GEMM launch");
+  std::sort(us.begin(), us.end());
+  r->medianUs = us[us.size() / 2];
+  r->minUs = us.front();
+  r->maxUs = us.back();
+  r->iters = int32_t(us.size());
+  r->tflops = 2.0 * d->batch * double(d->m) * d->n * d->k /
+              (r->medianUs * 1e-6) / 1e12;
+  size_t written = 0;
+  int32_t id = -1, tile = -1;
+  cublasLtMatmulAlgoConfigGetAttribute(&plan.heuristic.algo,
+                                       CUBLASLT_ALGO_CONFIG_ID, &id,
+                                       sizeof(id), &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&plan.heuristic.algo,
+                                       CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
+                                       sizeof(tile), &written);
+  r->algoId = id;
+  r->tileId = tile;
+  r->wavesCount = plan.heuristic.wavesCount;
+  return TSHAPE_RT_OK;
+}
+
+tshapeRtStatus runGemm(void *state, const tshapeRtGemmDesc *d, const float *a,
+                       const float *b, float *c, char *err, size_t len) {
+  State *s = (State *)state;
+  Plan plan;
+  if (tshapeRtStatus st = makePlan(s, d, plan, err, len))
+    return st;
+  Buffers buf;
+  if (tshapeRtStatus st = upload(d, a, b, 1, buf, err, len))
+    return st;
+  if (launch(s, plan, buf.a[0], buf.b[0], buf.c) != TSHAPE_RT_OK)
+    return fail(err, len, TSHAPE_RT_LIBRARY_ERROR, "cublasLtMatmul failed");
+  int64_t sa, sb, sc;
+  operandSizes(*d, sa, sb, sc);
+  size_t n = size_t(sc * d->batch);
+  std::vector<unsigned char> host(n * outputBytes(d->dtype));
+  cudaError_t e =
+      cudaMemcpy(host.data(), buf.c, host.size(), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess)
+    return cudaFail(err, len, e, "copying the GEMM output back");
+  for (size_t i = 0; i < n; ++i) {
+    switch (outputType(d->dtype)) {
+    case CUDA_R_16BF: {
+      __nv_bfloat16 x;
+      std::memcpy(&x, &host[i * 2], 2);
+      c[i] = __bfloat162float(x);
+      break;
+    }
+    case CUDA_R_16F: {
+      __half x;
+      std::memcpy(&x, &host[i * 2], 2);
+      c[i] = __half2float(x);
+      break;
+    }
+    default:
+      std::memcpy(&c[i], &host[i * 4], 4);
+    }
+  }
+  return TSHAPE_RT_OK;
+}
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) tshapeRtStatus
+tshapeRtCublasBackendCreate(tshapeRtBackend *out, char *err, size_t len) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  // Without a driver CUDA says cudaErrorInsufficientDriver, not NoDevice.
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+      (e == cudaSuccess && count == 0))
+    return fail(err, len, TSHAPE_RT_NO_DEVICE,
+                std::string("no CUDA device: ") +
+                    (e == cudaSuccess ? "0 devices"
+                                      : cudaGetErrorString(e)));
+  if (e != cudaSuccess)
+    return cudaFail(err, len, e, "cudaGetDeviceCount");
+  State *s = new State();
+  cudaGetDeviceProperties(&s->prop, 0);
+  s->name = s->prop.name;
+  if (cublasLtCreate(&s->handle) != CUBLAS_STATUS_SUCCESS) {
+    destroy(s);
+    return fail(err, len, TSHAPE_RT_LIBRARY_ERROR, "cublasLtCreate failed");
+  }
+  e = cudaMalloc(&s->workspace, s->workspaceBytes);
+  if (e != cudaSuccess) {
+    destroy(s);
+    return cudaFail(err, len, e, "cudaMalloc of the cuBLASLt workspace");
+  }
+  *out = {s, name, timeGemm, runGemm, destroy};
+  return TSHAPE_RT_OK;
+}

@@ -1,0 +1,74 @@
+//===- Helpers.cpp - Shared by the runtime backends -----------------------===//
+//
+// Deterministic random inputs, dtype rounding and operand sizes, compiled
+// into both the runtime and the cuBLASLt backend library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace tshape::runtime;
+
+float tshape::runtime::roundToDType(float v, tshapeRtDType dtype) {
+  auto roundMantissa = [](float x, int keepBits) {
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    int drop = 23 - keepBits;
+    uint32_t half = 1u << (drop - 1);
+    uint32_t lsb = (u >> drop) & 1u;
+    u = (u + half - 1 + lsb) & ~((1u << drop) - 1); // round to nearest even
+    std::memcpy(&x, &u, 4);
+    return x;
+  };
+  switch (dtype) {
+  case TSHAPE_RT_BF16:
+    return roundMantissa(v, 7);
+  case TSHAPE_RT_TF32:
+    return roundMantissa(v, 10);
+  case TSHAPE_RT_FP16: {
+    // Values here are in [-1, 1): fp16's normal range covers them down to
+    // 2^-14; below that, round to the subnormal grid.
+    if (std::fabs(v) < 6.103515625e-05f)
+      return std::nearbyint(v / 5.960464477539063e-08f) *
+             5.960464477539063e-08f;
+    return roundMantissa(v, 10);
+  }
+  case TSHAPE_RT_FP8: {
+    // e4m3fn: 3 mantissa bits, max 448, smallest normal 2^-6.
+    float a = std::min(std::fabs(v), 448.0f);
+    if (a < 0.015625f)
+      a = std::nearbyint(a / 0.001953125f) * 0.001953125f;
+    else
+      a = roundMantissa(a, 3);
+    return std::copysign(a, v);
+  }
+  case TSHAPE_RT_FP32:
+    return v;
+  }
+  return v;
+}
+
+void tshape::runtime::fillRandom(float *data, int64_t count, uint64_t seed,
+                                 tshapeRtDType dtype) {
+  uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int64_t i = 0; i < count; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    float v = float((s >> 40) & 0xFFFFFF) / float(1 << 23) - 1.0f; // [-1,1)
+    v = roundToDType(v, dtype);
+    if (v == 0.0f)
+      v = roundToDType(0.5f, dtype); // never zero
+    data[i] = v;
+  }
+}
+
+void tshape::runtime::operandSizes(const tshapeRtGemmDesc &d, int64_t &a,
+                                   int64_t &b, int64_t &c) {
+  a = d.m * d.k;
+  b = d.k * d.n;
+  c = d.m * d.n;
+}
+

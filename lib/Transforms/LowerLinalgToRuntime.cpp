@@ -1,0 +1,88 @@
+//===- LowerLinalgToRuntime.cpp - linalg GEMMs to runtime calls -----------===//
+//
+// tshape-lower-linalg-to-runtime: bufferized f32 linalg.matmul and
+// linalg.batch_matmul become calls of the runtime's C-interface functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Contraction.h"
+#include "tshape/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace tshape {
+#define GEN_PASS_DEF_TSHAPELOWERLINALGTORUNTIME
+#include "tshape/Transforms/Passes.h.inc"
+} // namespace tshape
+
+using namespace mlir;
+using namespace tshape;
+
+namespace {
+struct TShapeLowerLinalgToRuntimePass
+    : public tshape::impl::TShapeLowerLinalgToRuntimeBase<
+          TShapeLowerLinalgToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    auto f32 = b.getF32Type();
+    // memref<?x?xf32, strided<[?, ?], offset: ?>> and the rank-3 form.
+    auto anyLayout = [&](unsigned rank) {
+      SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
+      return MemRefType::get(
+          dyn, f32,
+          StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
+    };
+    auto declare = [&](StringRef name, unsigned rank) {
+      if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+        return fn;
+      OpBuilder ob(ctx);
+      ob.setInsertionPointToStart(module.getBody());
+      Type m = anyLayout(rank), i32 = ob.getI32Type();
+      auto fn = func::FuncOp::create(
+          ob, module.getLoc(), name,
+          ob.getFunctionType({m, m, m, i32, i32}, {}));
+      fn.setPrivate();
+      fn->setAttr("llvm.emit_c_interface", ob.getUnitAttr());
+      return fn;
+    };
+
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() &&
+          isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops) {
+      bool ok = llvm::all_of(op->getOperands(), [&](Value v) {
+        return getElementTypeOrSelf(v.getType()) == f32;
+      });
+      if (!ok) {
+        op->emitRemark("tshape-lower-linalg-to-runtime: left to the loop "
+                       "lowering: the runtime's compiled entry points take "
+                       "f32 operands");
+        continue;
+      }
+      bool transA = false, transB = false;
+      getOperandLayouts(op, transA, transB);
+      unsigned rank = isa<linalg::BatchMatmulOp>(op.getOperation()) ? 3 : 2;
+      func::FuncOp callee = declare(
+          rank == 3 ? "tshapeRtBatchMatmulF32" : "tshapeRtMatmulF32", rank);
+      OpBuilder ob(op);
+      Location loc = op.getLoc();
+      SmallVector<Value> args;
+      for (Value v : op->getOperands())
+        args.push_back(memref::CastOp::create(ob, loc, anyLayout(rank), v));
+      args.push_back(arith::ConstantIntOp::create(ob, loc, transA, 32));
+      args.push_back(arith::ConstantIntOp::create(ob, loc, transB, 32));
+      func::CallOp::create(ob, loc, callee, args);
+      op->erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,239 @@
+//===- RunGemms.cpp - tshape-run-gemms ------------------------------------===//
+//
+// Loads the tshape runtime on demand (llvm::sys::DynamicLibrary: tshape-opt
+// links no runtime and no cuBLAS), times every static contraction on the
+// chosen backend, optionally checks results against an fp64 reference, and
+// attaches the measurements as attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Contraction.h"
+#include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Runtime/Runtime.h"
+#include "tshape/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+namespace tshape {
+#define GEN_PASS_DEF_TSHAPERUNGEMMS
+#include "tshape/Transforms/Passes.h.inc"
+} // namespace tshape
+
+using namespace mlir;
+using namespace tshape;
+
+namespace {
+
+/// The runtime's entry points, resolved from the loaded library.
+struct RuntimeApi {
+  decltype(&tshapeRtCreate) create = nullptr;
+  decltype(&tshapeRtDestroy) destroy = nullptr;
+  decltype(&tshapeRtLastError) lastError = nullptr;
+  decltype(&tshapeRtStatusString) statusString = nullptr;
+  decltype(&tshapeRtDeviceName) deviceName = nullptr;
+  decltype(&tshapeRtTimeGemm) time = nullptr;
+  decltype(&tshapeRtCheckGemm) check = nullptr;
+};
+
+/// Relative-error tolerance of check=true per dtype (inputs are exact in
+/// the dtype; the error comes from the accumulation and output rounding).
+double tolerance(model::DType t) {
+  switch (t) {
+  case model::DType::FP32:
+    return 1e-4;
+  case model::DType::TF32:
+    return 1e-2;
+  case model::DType::BF16:
+    return 3e-2;
+  case model::DType::FP16:
+    return 5e-3;
+  case model::DType::FP8:
+    return 2e-1;
+  }
+  return 1e-2;
+}
+
+tshapeRtDType rtDType(model::DType t) {
+  switch (t) {
+  case model::DType::BF16:
+    return TSHAPE_RT_BF16;
+  case model::DType::FP16:
+    return TSHAPE_RT_FP16;
+  case model::DType::FP32:
+    return TSHAPE_RT_FP32;
+  case model::DType::TF32:
+    return TSHAPE_RT_TF32;
+  case model::DType::FP8:
+    return TSHAPE_RT_FP8;
+  }
+  return TSHAPE_RT_FP32;
+}
+
+struct TShapeRunGemmsPass
+    : public tshape::impl::TShapeRunGemmsBase<TShapeRunGemmsPass> {
+  using Base::Base;
+
+  std::string defaultLibrary() {
+    if (std::optional<std::string> env =
+            llvm::sys::Process::GetEnv("TSHAPE_RUNTIME_LIB"))
+      return *env;
+    std::string exe =
+        llvm::sys::fs::getMainExecutable(nullptr, (void *)&tolerance);
+    llvm::SmallString<256> path(llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(exe)));
+    llvm::sys::path::append(path, "lib", "libtshape_runtime.so");
+    return std::string(path);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (backend != "cpu" && backend != "cublas") {
+      emitError(module.getLoc()) << "tshape-run-gemms: backend must be cpu "
+                                    "or cublas, got '"
+                                 << backend.getValue() << "'";
+      return signalPassFailure();
+    }
+    if (iters < 1 || warmup < 0) {
+      emitError(module.getLoc())
+          << "tshape-run-gemms: iters must be >= 1 and warmup >= 0";
+      return signalPassFailure();
+    }
+    std::string path = runtimeLib.empty() ? defaultLibrary() : runtimeLib;
+    std::string err;
+    llvm::sys::DynamicLibrary lib =
+        llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &err);
+    if (!lib.isValid()) {
+      emitError(module.getLoc())
+          << "tshape-run-gemms: cannot load the runtime '" << path
+          << "': " << err << " (set runtime-lib= or TSHAPE_RUNTIME_LIB)";
+      return signalPassFailure();
+    }
+    RuntimeApi api;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          lib.getAddressOfSymbol(name));
+      return fn != nullptr;
+    };
+    if (!get(api.create, "tshapeRtCreate") ||
+        !get(api.destroy, "tshapeRtDestroy") ||
+        !get(api.lastError, "tshapeRtLastError") ||
+        !get(api.statusString, "tshapeRtStatusString") ||
+        !get(api.deviceName, "tshapeRtDeviceName") ||
+        !get(api.time, "tshapeRtTimeGemm") ||
+        !get(api.check, "tshapeRtCheckGemm")) {
+      emitError(module.getLoc())
+          << "tshape-run-gemms: '" << path
+          << "' is not the tshape runtime (missing tshapeRt symbols)";
+      return signalPassFailure();
+    }
+    tshapeRtContext *ctx = nullptr;
+    tshapeRtStatus st = api.create(backend.c_str(), nullptr, &ctx);
+    if (st != TSHAPE_RT_OK) {
+      emitError(module.getLoc())
+          << "tshape-run-gemms: backend " << backend.getValue() << ": "
+          << api.statusString(st) << ": " << api.lastError(ctx);
+      api.destroy(ctx);
+      return signalPassFailure();
+    }
+    double limit = maxGflop >= 0 ? double(maxGflop)
+                                 : (backend == "cpu" ? 20.0 : 1e300);
+    Builder b(&getContext());
+    int64_t measured = 0, skipped = 0;
+    uint64_t seed = 1;
+    WalkResult walk = module.walk([&](linalg::LinalgOp op) -> WalkResult {
+      bool dynamic = false;
+      auto shape = getContractionShape(op, &dynamic);
+      if (!shape)
+        return WalkResult::advance();
+      auto fn = op->getParentOfType<func::FuncOp>();
+      bool tf32 = fn && (fn->hasAttr(TShapeDialect::kTf32AttrName) ||
+                         fn->hasAttr(TShapeDialect::kMathAttrName));
+      auto dtype = gemmDType(
+          getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()),
+          tf32);
+      double gflop = 2.0 * shape->batch * double(shape->m) * shape->n *
+                     shape->k / 1e9;
+      if (!dtype || gflop > limit) {
+        ++skipped;
+        char why[160];
+        if (dtype)
+          snprintf(why, sizeof(why), "%.3g GFLOP is above max-gflop=%g",
+                   gflop, limit);
+        else
+          snprintf(why, sizeof(why), "no GEMM for this element type");
+        op->emitRemark() << "tshape-run-gemms: skipped: " << why;
+        return WalkResult::advance();
+      }
+      tshapeRtGemmDesc desc{shape->batch,   shape->m, shape->n,
+                            shape->k,       rtDType(*dtype),
+                            shape->transA,  shape->transB,
+                            int32_t(warmup), int32_t(iters), seed++};
+      tshapeRtGemmResult res{};
+      tshapeRtStatus s = api.time(ctx, &desc, &res);
+      if (s != TSHAPE_RT_OK) {
+        op->emitError() << "tshape-run-gemms: " << api.statusString(s)
+                        << ": " << api.lastError(ctx);
+        return WalkResult::interrupt();
+      }
+      NamedAttrList d;
+      d.append("backend", b.getStringAttr(backend.getValue()));
+      d.append("median_us", b.getF64FloatAttr(res.medianUs));
+      d.append("min_us", b.getF64FloatAttr(res.minUs));
+      d.append("max_us", b.getF64FloatAttr(res.maxUs));
+      d.append("tflops", b.getF64FloatAttr(res.tflops));
+      d.append("iters", b.getI64IntegerAttr(res.iters));
+      d.append("algo_id", b.getI64IntegerAttr(res.algoId));
+      d.append("tile_id", b.getI64IntegerAttr(res.tileId));
+      d.append("waves_count", b.getF64FloatAttr(res.wavesCount));
+      if (auto a = op->getAttrOfType<DictionaryAttr>(
+              TShapeDialect::kAnalysisAttrName))
+        if (auto p = a.getAs<FloatAttr>("predicted_us"))
+          d.append("prediction_error",
+                   b.getF64FloatAttr((p.getValueAsDouble() - res.medianUs) /
+                                     res.medianUs));
+      if (check) {
+        double rel = 0;
+        s = api.check(ctx, &desc, samples, &rel);
+        if (s != TSHAPE_RT_OK) {
+          op->emitError() << "tshape-run-gemms: check: "
+                          << api.statusString(s) << ": "
+                          << api.lastError(ctx);
+          return WalkResult::interrupt();
+        }
+        d.append("max_rel_error", b.getF64FloatAttr(rel));
+        double tol = tolerance(*dtype);
+        if (rel > tol) {
+          op->emitError() << "tshape-run-gemms: check failed: max relative "
+                             "error "
+                          << llvm::formatv("{0:e2}", rel) << " > "
+                          << model::dtypeName(*dtype) << " tolerance "
+                          << llvm::formatv("{0:e1}", tol);
+          return WalkResult::interrupt();
+        }
+        op->emitRemark() << "tshape-run-gemms: check: max relative error "
+                         << llvm::formatv("{0:e2}", rel) << " <= "
+                         << model::dtypeName(*dtype) << " tolerance "
+                         << llvm::formatv("{0:e1}", tol);
+      }
+      op->setAttr(TShapeDialect::kMeasuredAttrName,
+                  d.getDictionary(&getContext()));
+      ++measured;
+      return WalkResult::advance();
+    });
+    std::string device = api.deviceName(ctx);
+    api.destroy(ctx);
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    emitRemark(module.getLoc())
+        << "tshape-run-gemms on " << device << ": " << measured
+        << " GEMMs measured, " << skipped << " skipped";
+  }
+};
+} // namespace

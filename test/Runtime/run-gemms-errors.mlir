@@ -1,0 +1,16 @@
+// Clean errors (exit 1, the cause named), never a crash.
+// RUN: not tshape-opt %s --tshape-run-gemms="backend=tpu" 2>&1 | FileCheck %s --check-prefix=BACKEND
+// BACKEND: error: tshape-run-gemms: backend must be cpu or cublas, got 'tpu'
+// RUN: not tshape-opt %s --tshape-run-gemms="iters=0" 2>&1 | FileCheck %s --check-prefix=ITERS
+// ITERS: error: tshape-run-gemms: iters must be >= 1 and warmup >= 0
+// RUN: not tshape-opt %s --tshape-run-gemms="runtime-lib=/nonexistent/libtshape_runtime.so" 2>&1 | FileCheck %s --check-prefix=LIB
+// LIB: error: tshape-run-gemms: cannot load the runtime '/nonexistent/libtshape_runtime.so'
+// Too big for the CPU backend: skipped with a remark, not run for hours.
+// RUN: tshape-opt %s --tshape-run-gemms="max-gflop=0.0001" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=SKIP
+// 2 x 64^3 = 524,288 FLOP = 0.000524 GFLOP > 0.0001.
+// SKIP: remark: tshape-run-gemms: skipped: 0.000524 GFLOP is above max-gflop=0.0001
+// SKIP: remark: tshape-run-gemms on CPU reference (single thread): 0 GEMMs measured, 1 skipped
+func.func @g(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = linalg.matmul ins(%a, %a : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
