@@ -44,6 +44,7 @@ tool_dirs = [config.tshape_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("tshape-opt", unresolved="fatal"),
     ToolSubst("tshape-translate", unresolved="fatal"),
+    ToolSubst("tshape-calibrate", unresolved="fatal"),
     # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
     # plain MLIR.
     ToolSubst("mlir-opt", unresolved="fatal"),

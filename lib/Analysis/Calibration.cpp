@@ -1,0 +1,176 @@
+//===- Calibration.cpp - Fit the cost model to measurements ---------------===//
+//
+// Coordinate search over math_efficiency, memory_efficiency and
+// launch_overhead_us, minimising the median relative error on the training
+// rows; the held-out rows measure the result. docs/runtime.md describes it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Calibration.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+using namespace tshape;
+using namespace tshape::analysis;
+
+bool tshape::analysis::parseMeasurements(const std::string &csv,
+                                         std::vector<Measurement> &out,
+                                         std::string &error) {
+  std::istringstream in(csv);
+  std::string line;
+  int lineNo = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty() || line[0] == '#')
+      continue;
+    if (!header) {
+      if (line != "batch,m,n,k,dtype,trans_a,trans_b,measured_us") {
+        error = "line " + std::to_string(lineNo) +
+                ": expected the header "
+                "'batch,m,n,k,dtype,trans_a,trans_b,measured_us'";
+        return false;
+      }
+      header = true;
+      continue;
+    }
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ','))
+      f.push_back(cell);
+    auto bad = [&](const std::string &why) {
+      error = "line " + std::to_string(lineNo) + ": " + why;
+      return false;
+    };
+    if (f.size() != 8)
+      return bad("expected 8 fields, got " + std::to_string(f.size()));
+    Measurement m;
+    char *end = nullptr;
+    int64_t *ints[] = {&m.problem.batch, &m.problem.m, &m.problem.n,
+                       &m.problem.k};
+    for (int i = 0; i < 4; ++i) {
+      long long v = std::strtoll(f[i].c_str(), &end, 10);
+      if (*end || v <= 0)
+        return bad("field " + std::to_string(i + 1) +
+                   " must be a positive integer, got '" + f[i] + "'");
+      *ints[i] = v;
+    }
+    auto dt = model::parseDType(f[4]);
+    if (!dt)
+      return bad("unknown dtype '" + f[4] + "'");
+    m.problem.dtype = *dt;
+    m.problem.transA = f[5] == "1";
+    m.problem.transB = f[6] == "1";
+    m.measuredUs = std::strtod(f[7].c_str(), &end);
+    if (*end || !(m.measuredUs > 0))
+      return bad("measured_us must be a positive number, got '" + f[7] + "'");
+    out.push_back(m);
+  }
+  if (!header) {
+    error = "empty file: expected a CSV header";
+    return false;
+  }
+  if (out.empty()) {
+    error = "no measurements after the header";
+    return false;
+  }
+  return true;
+}
+
+ErrorStats tshape::analysis::predictionError(
+    const std::vector<Measurement> &rows, const target::GpuTarget &t) {
+  std::vector<double> e;
+  for (const Measurement &m : rows)
+    e.push_back(std::fabs(estimateGemm(m.problem, t).predictedUs -
+                          m.measuredUs) /
+                m.measuredUs);
+  ErrorStats s;
+  s.count = e.size();
+  if (e.empty())
+    return s;
+  std::sort(e.begin(), e.end());
+  auto at = [&](double q) {
+    size_t i = size_t(std::ceil(q * e.size())) - 1;
+    return e[std::min(i, e.size() - 1)];
+  };
+  s.median = at(0.5);
+  s.p90 = at(0.9);
+  return s;
+}
+
+bool tshape::analysis::calibrate(const std::vector<Measurement> &rows,
+                                 const target::GpuTarget &base,
+                                 int holdoutEvery, CalibrationResult &out,
+                                 std::string &error) {
+  if (holdoutEvery < 2) {
+    error = "holdout-every must be >= 2";
+    return false;
+  }
+  std::vector<Measurement> train, held;
+  for (size_t i = 0; i < rows.size(); ++i)
+    ((i + 1) % holdoutEvery == 0 ? held : train).push_back(rows[i]);
+  if (train.size() < 4) {
+    error = "need at least 4 training measurements, got " +
+            std::to_string(train.size());
+    return false;
+  }
+  target::GpuTarget t = base;
+  auto score = [&](const target::GpuTarget &c) {
+    return predictionError(train, c).median;
+  };
+  double best = score(t);
+  // Coordinate search: each constant over a grid, a few rounds.
+  for (int round = 0; round < 4; ++round) {
+    for (int which = 0; which < 3; ++which) {
+      for (int step = 0; step <= 140; ++step) {
+        target::GpuTarget c = t;
+        if (which == 0)
+          c.mathEfficiency = 0.30 + 0.005 * step; // 0.30 .. 1.00
+        else if (which == 1)
+          c.memoryEfficiency = 0.30 + 0.005 * step;
+        else
+          c.launchOverheadUs = 0.1 * step; // 0 .. 14 us
+        double s = score(c);
+        if (s < best - 1e-12) {
+          best = s;
+          t = c;
+        }
+      }
+    }
+  }
+  t.name = base.name + "-calibrated";
+  t.description = base.description + " (calibrated)";
+  out.fitted = t;
+  out.trainRows = train.size();
+  out.heldOutRows = held.size();
+  out.trainBefore = predictionError(train, base);
+  out.trainAfter = predictionError(train, t);
+  out.heldOutBefore = predictionError(held, base);
+  out.heldOutAfter = predictionError(held, t);
+  return true;
+}
+
+std::string tshape::analysis::targetFileJson(const target::GpuTarget &t,
+                                             const std::string &base) {
+  llvm::json::Object o{{"name", t.name},
+                       {"description", t.description},
+                       {"base", base},
+                       {"math_efficiency", std::round(t.mathEfficiency * 1000) / 1000},
+                       {"memory_efficiency",
+                        std::round(t.memoryEfficiency * 1000) / 1000},
+                       {"launch_overhead_us",
+                        std::round(t.launchOverheadUs * 1000) / 1000}};
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o))) << "\n";
+  return s;
+}
