@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <vector>
+
 extern "C" {
 typedef struct tshapeRtBackend {
   void *state;
@@ -39,6 +41,10 @@ namespace tshape::runtime {
 void fillRandom(float *data, int64_t count, uint64_t seed, tshapeRtDType dtype);
 /// `v` rounded to the nearest value of `dtype` (bf16, fp16, tf32, fp8 e4m3).
 float roundToDType(float v, tshapeRtDType dtype);
+/// Median, min, max, count and TFLOP/s of the timed runs `us` (sorted in
+/// place; at least one).
+void summarizeTimes(std::vector<double> &us, const tshapeRtGemmDesc &d,
+                    tshapeRtGemmResult &r);
 /// Element counts of A, B and C for one batch.
 void operandSizes(const tshapeRtGemmDesc &d, int64_t &a, int64_t &b,
                   int64_t &c);

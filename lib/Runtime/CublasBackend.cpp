@@ -299,13 +299,7 @@ tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *d,
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     return cudaFail(err, len, e, "GEMM launch");
-  std::sort(us.begin(), us.end());
-  r->medianUs = us[us.size() / 2];
-  r->minUs = us.front();
-  r->maxUs = us.back();
-  r->iters = int32_t(us.size());
-  r->tflops = 2.0 * d->batch * double(d->m) * d->n * d->k /
-              (r->medianUs * 1e-6) / 1e12;
+  summarizeTimes(us, *d, *r);
   size_t written = 0;
   int32_t id = -1, tile = -1;
   cublasLtMatmulAlgoConfigGetAttribute(&plan.heuristic.algo,

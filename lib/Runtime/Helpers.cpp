@@ -72,3 +72,15 @@ void tshape::runtime::operandSizes(const tshapeRtGemmDesc &d, int64_t &a,
   c = d.m * d.n;
 }
 
+
+void tshape::runtime::summarizeTimes(std::vector<double> &us,
+                                     const tshapeRtGemmDesc &d,
+                                     tshapeRtGemmResult &r) {
+  std::sort(us.begin(), us.end());
+  r.medianUs = us[us.size() / 2];
+  r.minUs = us.front();
+  r.maxUs = us.back();
+  r.iters = int32_t(us.size());
+  r.tflops = 2.0 * d.batch * double(d.m) * d.n * d.k / (r.medianUs * 1e-6) /
+             1e12;
+}

@@ -100,13 +100,7 @@ tshapeRtStatus cpuTime(void *, const tshapeRtGemmDesc *d,
     if (i >= d->warmup)
       us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
-  std::sort(us.begin(), us.end());
-  r->medianUs = us[us.size() / 2];
-  r->minUs = us.front();
-  r->maxUs = us.back();
-  r->iters = int32_t(us.size());
-  r->tflops = 2.0 * d->batch * double(d->m) * d->n * d->k /
-              (r->medianUs * 1e-6) / 1e12;
+  summarizeTimes(us, *d, *r);
   r->algoId = -1;
   r->tileId = -1;
   r->wavesCount = 0;
