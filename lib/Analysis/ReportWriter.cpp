@@ -111,6 +111,8 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
             attr(j, "measured_us", round3(r.measuredUs));
             attr(j, "prediction_error",
                  round3((r.predictedUs - r.measuredUs) / r.measuredUs));
+            attr(j, "library_waves", round3(r.libraryWaves));
+            j.attribute("library_tile_id", r.libraryTileId);
           }
           j.attribute("flagged", r.flagged);
           j.attributeArray("causes", [&] {

@@ -16,3 +16,8 @@ module attributes {tshape.target = #tshape.target<"h200">} {
     return %0 : tensor<4096x4096xbf16>
   }
 }
+
+// The global -tshape-remarks=all gives the same remarks as remarks=all.
+// RUN: tshape-opt %s --tshape-gemm-analysis -tshape-remarks=all -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
+// RUN: tshape-opt %s --tshape-gemm-analysis -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
+// QUIET-NOT: remark

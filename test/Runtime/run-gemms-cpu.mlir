@@ -23,6 +23,8 @@
 // REMARKS: remark: tshape-run-gemms on CPU reference (single thread): 4 GEMMs measured, 0 skipped
 // REPORT: "measured_us":
 // REPORT: "prediction_error":
+// REPORT: "library_waves": 0,
+// REPORT-NEXT: "library_tile_id": -1
 // VALID: valid
 func.func @gemms(%a: tensor<48x64xf32>, %b: tensor<64x40xf32>, %c: tensor<48x40xf32>,
                  %w: tensor<40x64xf32>,

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -29,6 +30,14 @@ namespace tshape {
 using namespace mlir;
 using namespace tshape;
 using namespace tshape::analysis;
+
+/// The global form of the pass's remarks= option, as in
+/// `tshape-opt -tshape-remarks=all`; the pass option wins when given.
+static llvm::cl::opt<std::string> clRemarks(
+    "tshape-remarks",
+    llvm::cl::desc("tshape-gemm-analysis diagnostics when its remarks= option "
+                   "is not given: none, flagged or all"),
+    llvm::cl::init(""));
 
 namespace {
 
@@ -91,6 +100,8 @@ struct TShapeGemmAnalysisPass
           << threshold.getValue();
       return signalPassFailure();
     }
+    if (!remarks.getNumOccurrences() && !clRemarks.empty())
+      remarks = clRemarks.getValue();
     if (remarks != "none" && remarks != "flagged" && remarks != "all") {
       emitError(module.getLoc())
           << "tshape-gemm-analysis: remarks must be none, flagged or all, "
@@ -147,9 +158,14 @@ struct TShapeGemmAnalysisPass
       r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
                    shape->transA, shape->transB};
       if (auto m = op->getAttrOfType<DictionaryAttr>(
-              TShapeDialect::kMeasuredAttrName))
+              TShapeDialect::kMeasuredAttrName)) {
         if (auto us = m.getAs<FloatAttr>("median_us"))
           r.measuredUs = us.getValueAsDouble();
+        if (auto w = m.getAs<FloatAttr>("waves_count"))
+          r.libraryWaves = w.getValueAsDouble();
+        if (auto t = m.getAs<IntegerAttr>("tile_id"))
+          r.libraryTileId = t.getInt();
+      }
       if (auto f =
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
         r.fusedGroup = f.getInt();
