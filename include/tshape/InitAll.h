@@ -11,6 +11,7 @@
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Conversion/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Pipelines.h"
 #include "tshape/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,11 +31,12 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect>();
 }
 
-/// Every tshape pass (flags start with `tshape-`).
+/// Every tshape pass and pipeline (flags start with `tshape-`).
 inline void registerAllPasses() {
   registerTShapeConversionPasses();
   registerTShapeAnalysisPasses();
   registerTShapeTransformsPasses();
+  registerTShapePipelines();
 }
 
 } // namespace tshape
