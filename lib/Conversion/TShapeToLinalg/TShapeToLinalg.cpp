@@ -596,13 +596,14 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     return to3D(y);
   }
   if (auto repeat = dyn_cast<tshape::RepeatOp>(op)) {
-    if (repeat.getLayers() > maxLayers - nextLayer)
+    int64_t layers = int64_t(repeat.getLayers());
+    if (layers > maxLayers - nextLayer)
       return repeat.emitOpError()
              << "unrolling " << repeat.getLayers() << " layers after "
              << nextLayer << " would exceed max-layers=" << maxLayers
              << "; raise the option if this is intended";
     Value cur = map.lookupOrDefault(repeat.getInput());
-    for (int64_t i = 0; i < repeat.getLayers(); ++i) {
+    for (int64_t i = 0; i < layers; ++i) {
       IRMapping bodyMap;
       SmallVector<Value> yielded;
       if (failed(lowerBody(repeat.getBody().front(), cur, bodyMap, yielded)))

@@ -113,7 +113,7 @@ LogicalResult LMHeadOp::verify() {
     return failure();
   auto result = getResult().getType();
   SmallVector<int64_t> expected = {input.getDimSize(0), input.getDimSize(1),
-                                   getVocab()};
+                                   int64_t(getVocab())};
   if (result.getShape() != ArrayRef<int64_t>(expected) ||
       result.getElementType() != input.getElementType())
     return emitOpError() << "rule T4: result " << result
