@@ -21,10 +21,13 @@ const std::vector<std::string> &tshape::analysis::searchableParameters() {
   return names;
 }
 
-std::vector<GemmRecord>
-tshape::analysis::recordsFor(const ModelConfig &c, bool training) {
+namespace {
+/// One record per GEMM of `c`, the scores and values of each layer tagged
+/// as one fused kernel when the model fuses attention.
+std::vector<GemmRecord> toRecords(const ModelConfig &c,
+                                  const std::vector<model::GemmSpec> &gemms) {
   std::vector<GemmRecord> records;
-  for (const model::GemmSpec &g : model::modelGemms(c, training)) {
+  for (const model::GemmSpec &g : gemms) {
     GemmRecord r;
     r.name = g.role;
     r.layer = g.layer;
@@ -39,6 +42,12 @@ tshape::analysis::recordsFor(const ModelConfig &c, bool training) {
     records.push_back(r);
   }
   return records;
+}
+} // namespace
+
+std::vector<GemmRecord>
+tshape::analysis::recordsFor(const ModelConfig &c, bool training) {
+  return toRecords(c, model::modelGemms(c, training));
 }
 
 bool tshape::analysis::validateSearchOptions(const SearchOptions &o,
@@ -64,35 +73,20 @@ bool tshape::analysis::validateSearchOptions(const SearchOptions &o,
 }
 
 StepPrediction ShapeSearch::predict(const ModelConfig &c, bool training) {
-  StepPrediction p;
-  auto toRecords = [&](const std::vector<model::GemmSpec> &gemms) {
-    std::vector<GemmRecord> records;
-    for (const model::GemmSpec &g : gemms) {
-      GemmRecord r;
-      r.name = g.role;
-      r.layer = g.layer;
-      r.problem = {g.batch, g.m, g.n, g.k, c.dtype, g.transA, g.transB};
-      if (c.attention.fused && (g.role == "attn_score" || g.role == "attn_value")) {
-        r.fusedGroup = g.layer;
-        r.fusedPrimary = g.role == "attn_score";
-        r.causal = c.attention.causal;
-      }
-      records.push_back(r);
-    }
+  auto sum = [&](std::vector<GemmRecord> records) {
     analysis.analyze(records);
     double us = 0;
     for (const GemmRecord &r : records)
       us += r.predictedUs;
     return us;
   };
-  // The layers are identical: predict one and multiply.
-  double layer = toRecords(model::layerGemms(c, 0, training));
-  std::vector<model::GemmSpec> all = model::modelGemms(c, training);
-  std::vector<model::GemmSpec> head;
-  for (const model::GemmSpec &g : all)
-    if (g.layer < 0)
-      head.push_back(g);
-  p.us = layer * c.layers + toRecords(head);
+  // The layers are identical: predict one and multiply. The once-per-model
+  // GEMMs (logits) are those of the same model with no layers.
+  ModelConfig headOnly = c;
+  headOnly.layers = 0;
+  StepPrediction p;
+  p.us = sum(toRecords(c, model::layerGemms(c, 0, training))) * c.layers +
+         sum(toRecords(c, model::modelGemms(headOnly, training)));
   p.flops = double(model::countGemmFlops(c, training).value_or(0));
   return p;
 }
