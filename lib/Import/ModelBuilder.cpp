@@ -201,12 +201,16 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   c.seq = t.getDimSize(1);
   c.hidden = t.getDimSize(2);
   Type elt = t.getElementType();
-  c.dtype = elt.isBF16()  ? model::DType::BF16
-            : elt.isF16() ? model::DType::FP16
-            : elt.isF32()
-                ? (fn->hasAttr(TShapeDialect::kMathAttrName) ? model::DType::TF32
-                                                             : model::DType::FP32)
-                : model::DType::FP8;
+  std::optional<model::DType> dtype = gemmDType(*attn, elt);
+  if (!dtype) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << elt;
+    error = "element type " + s + " has no GEMM model (expected bf16, f16, "
+            "f32 or an f8 type)";
+    return std::nullopt;
+  }
+  c.dtype = *dtype;
   c.attention.heads = attn->getHeads();
   c.attention.kvHeads = attn->getKvHeads();
   c.attention.headDim = attn->getHeadDim().value_or(0);

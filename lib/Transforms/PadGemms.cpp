@@ -94,7 +94,7 @@ struct TShapePadGemmsPass
       return;
     auto dims = linalg::inferContractionDims(op);
     Type elt = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-    auto dtype = gemmDType(elt);
+    auto dtype = gemmDType(op, elt);
     if (!dtype || failed(dims))
       return;
     int64_t eb = model::dtypeBytes(*dtype);

@@ -152,12 +152,8 @@ struct TShapeRunGemmsPass
       auto shape = getContractionShape(op, &dynamic);
       if (!shape)
         return WalkResult::advance();
-      auto fn = op->getParentOfType<func::FuncOp>();
-      bool tf32 = fn && (fn->hasAttr(TShapeDialect::kTf32AttrName) ||
-                         fn->hasAttr(TShapeDialect::kMathAttrName));
       auto dtype = gemmDType(
-          getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()),
-          tf32);
+          op, getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()));
       double gflop = 2.0 * shape->batch * double(shape->m) * shape->n *
                      shape->k / 1e9;
       if (!dtype || gflop > limit) {

@@ -30,3 +30,13 @@ func.func @mixed(%x: tensor<1x512x2560xbf16>) -> tensor<1x512x2560xbf16> {
   %m = tshape.mlp %b inner = 10240 activation = gelu : tensor<1x512x2560xbf16> -> tensor<1x512x2560xbf16>
   return %m : tensor<1x512x2560xbf16>
 }
+
+// -----
+
+// f64 has no GEMM model: a clean error, not a silent guess.
+// MODEL: error: tshape-optimize-shapes: element type f64 has no GEMM model (expected bf16, f16, f32 or an f8 type)
+func.func @f64(%x: tensor<1x16x64xf64>) -> tensor<1x16x64xf64> {
+  %a = tshape.attention %x heads = 1 kv_heads = 1 : tensor<1x16x64xf64> -> tensor<1x16x64xf64>
+  %m = tshape.mlp %a inner = 256 activation = gelu : tensor<1x16x64xf64> -> tensor<1x16x64xf64>
+  return %m : tensor<1x16x64xf64>
+}

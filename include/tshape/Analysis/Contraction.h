@@ -27,10 +27,6 @@ struct ContractionShape {
   bool transB = false; ///< B's innermost dimension is a K dimension
 };
 
-/// The cost model's element type for an MLIR element type (f32 is TF32
-/// when `tf32`); nullopt for types without a GEMM model (integers, f64).
-std::optional<model::DType> gemmDType(mlir::Type t, bool tf32 = false);
-
 /// Operand layouts of a contraction: whether A's innermost dimension is an
 /// M dimension (A stored K x M) and B's a K dimension (B stored N x K).
 /// False when `op` is not a contraction.

@@ -138,12 +138,9 @@ struct TShapeGemmAnalysisPass
         }
         return;
       }
-      auto fn = op->getParentOfType<func::FuncOp>();
-      bool tf32 = fn && (fn->hasAttr(TShapeDialect::kTf32AttrName) ||
-                         fn->hasAttr(TShapeDialect::kMathAttrName));
       Type elt =
           getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-      auto dtype = gemmDType(elt, tf32);
+      auto dtype = gemmDType(op, elt);
       if (!dtype) {
         ++skipped;
         if (remarks == "all")

@@ -24,17 +24,6 @@ namespace tshape {
 using namespace mlir;
 using namespace tshape;
 
-std::optional<model::DType> tshape::gemmDType(Type t, bool tf32) {
-  if (t.isBF16())
-    return model::DType::BF16;
-  if (t.isF16())
-    return model::DType::FP16;
-  if (t.isF32())
-    return tf32 ? model::DType::TF32 : model::DType::FP32;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-    return model::DType::FP8;
-  return std::nullopt;
-}
 
 bool tshape::getOperandLayouts(linalg::LinalgOp op, bool &transA,
                                bool &transB) {

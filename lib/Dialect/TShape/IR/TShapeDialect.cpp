@@ -107,3 +107,25 @@ int64_t tshape::getTensorParallelDegree(Operation *op) {
       return p.getTp();
   return 1;
 }
+
+bool tshape::usesTf32Math(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp()) {
+    if (auto m = cur->getAttrOfType<MathModeAttr>(TShapeDialect::kMathAttrName))
+      return m.getValue() == MathMode::tf32;
+    if (cur->hasAttr(TShapeDialect::kTf32AttrName))
+      return true;
+  }
+  return false;
+}
+
+std::optional<model::DType> tshape::gemmDType(Operation *op, Type t) {
+  if (t.isBF16())
+    return model::DType::BF16;
+  if (t.isF16())
+    return model::DType::FP16;
+  if (t.isF32())
+    return usesTf32Math(op) ? model::DType::TF32 : model::DType::FP32;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return model::DType::FP8;
+  return std::nullopt;
+}
