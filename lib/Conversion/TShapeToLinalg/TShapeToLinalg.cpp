@@ -73,8 +73,10 @@ private:
   Value weight(ArrayRef<int64_t> shape);
   Value gemm(StringRef role, int64_t layer, Value a, Value bm, bool transA,
              bool transB);
+  /// y = x . W^T with W [outFeatures, in] (a new weight unless `w` is
+  /// given); pushes its backward to `tape` when not null.
   Value linear(StringRef role, int64_t layer, Value x, int64_t outFeatures,
-               SmallVectorImpl<Backward> *tape);
+               SmallVectorImpl<Backward> *tape, Value w = Value());
   Value linearBackward(StringRef role, int64_t layer, Value x, Value w,
                        Value dy);
   /// x op y elementwise (linalg.add, linalg.mul).
@@ -234,8 +236,10 @@ Value Lowerer::linearBackward(StringRef role, int64_t layer, Value x, Value w,
 }
 
 Value Lowerer::linear(StringRef role, int64_t layer, Value x,
-                      int64_t outFeatures, SmallVectorImpl<Backward> *bwd) {
-  Value w = weight({outFeatures, dim(x, 1)});
+                      int64_t outFeatures, SmallVectorImpl<Backward> *bwd,
+                      Value w) {
+  if (!w)
+    w = weight({outFeatures, dim(x, 1)});
   Value y = gemm(role, layer, x, w, false, /*transB=*/true);
   if (bwd) {
     std::string r = role.str();
@@ -424,12 +428,9 @@ Value Lowerer::lowerEmbedding(tshape::EmbeddingOp op, Value tokens) {
 Value Lowerer::lowerLMHead(tshape::LMHeadOp op, Value x) {
   int64_t vRank = op.getVocab() / tp;
   Value x2 = to2D(x);
-  Value w = op.getTied() && embeddingTable ? embeddingTable
-                                           : weight({vRank, dim(x2, 1)});
-  Value logits = gemm("logits", -1, x2, w, false, /*transB=*/true);
-  tape.push_back([this, x2, w](Value dy) {
-    return linearBackward("logits", -1, x2, w, dy);
-  });
+  // A tied head reads the embedding table as its [v/t, h] weight.
+  Value tied = op.getTied() ? embeddingTable : Value();
+  Value logits = linear("logits", -1, x2, vRank, &tape, tied);
   return to3D(logits);
 }
 
