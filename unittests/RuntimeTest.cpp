@@ -5,11 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Backend.h"
 #include "tshape/Runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+using namespace tshape::runtime;
 
 namespace {
 tshapeRtGemmDesc desc(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -97,3 +101,144 @@ TEST(Runtime, CompiledEntryPointHonoursStridesAndTransposes) {
   // Row 1 = [2 4 6 8] . column 1 [0 1 1 0] = 10.
   EXPECT_FLOAT_EQ(c[4], 10.0f);
 }
+
+namespace {
+/// BLAS's column-major GEMM as the cuBLAS documentation defines it, batched:
+/// D = op(X) . op(Y), D rows x cols, X stored xRows x xCols with leading
+/// dimension xRows (op(X) = X^T when transX), Y likewise, batch i at
+/// offset i x stride. What cublasLtMatmul computes for the descriptors the
+/// cuBLASLt backend builds from a ColumnMajorGemm.
+std::vector<double> blasColumnMajor(const ColumnMajorGemm &g, int64_t batch,
+                                    const float *x, const float *y) {
+  std::vector<double> d(size_t(batch * g.strideD));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < g.rows; ++i)
+      for (int64_t j = 0; j < g.cols; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < g.depth; ++l) {
+          double xv = g.transX ? x[b * g.strideX + l + i * g.xRows]
+                               : x[b * g.strideX + i + l * g.xRows];
+          double yv = g.transY ? y[b * g.strideY + j + l * g.yRows]
+                               : y[b * g.strideY + l + j * g.yRows];
+          sum += xv * yv;
+        }
+        d[size_t(b * g.strideD + i + j * g.rows)] = sum;
+      }
+  return d;
+}
+
+/// The row-major GEMM the runtime's desc means (Runtime.h), batched.
+std::vector<double> rowMajor(const tshapeRtGemmDesc &d, const float *a,
+                             const float *b) {
+  std::vector<double> c(size_t(d.batch * d.m * d.n));
+  for (int64_t p = 0; p < d.batch; ++p)
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < d.k; ++l) {
+          const float *pa = a + p * d.m * d.k, *pb = b + p * d.k * d.n;
+          sum += double(d.transA ? pa[l * d.m + i] : pa[i * d.k + l]) *
+                 (d.transB ? pb[j * d.k + l] : pb[l * d.n + j]);
+        }
+        c[size_t(p * d.m * d.n + i * d.n + j)] = sum;
+      }
+  return c;
+}
+} // namespace
+
+// The cuBLASLt backend hands cuBLASLt X = the B buffer and Y = the A buffer
+// with the shapes, transposes and batch strides of columnMajorGemm. Feeding
+// those to the documented column-major semantics must give the row-major
+// product in row-major order, for every transpose combination, non-square
+// M != N != K and batches (a swapped M/N or stride would show here, where
+// square shapes would hide it).
+TEST(Runtime, ColumnMajorMappingComputesTheRowMajorGemm) {
+  for (int transA : {0, 1})
+    for (int transB : {0, 1}) {
+      tshapeRtGemmDesc d = desc(3, 5, 7, 4, TSHAPE_RT_FP32, transA, transB);
+      std::vector<float> a(3 * 5 * 4), b(3 * 4 * 7);
+      fillRandom(a.data(), int64_t(a.size()), 1, TSHAPE_RT_FP32);
+      fillRandom(b.data(), int64_t(b.size()), 2, TSHAPE_RT_FP32);
+      ColumnMajorGemm g = columnMajorGemm(d);
+      EXPECT_EQ(g.rows, 7);
+      EXPECT_EQ(g.cols, 5);
+      std::vector<double> got = blasColumnMajor(g, 3, b.data(), a.data());
+      std::vector<double> want = rowMajor(d, a.data(), b.data());
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-12)
+            << "transA=" << transA << " transB=" << transB << " at " << i;
+    }
+}
+
+// FP8 runs in the TN layout (transA = 0, transB = 1): the operands
+// rearranged by toTnLayout give the same product in every original layout.
+TEST(Runtime, TnLayoutKeepsTheProduct) {
+  for (int transA : {0, 1})
+    for (int transB : {0, 1}) {
+      tshapeRtGemmDesc d = desc(2, 3, 5, 4, TSHAPE_RT_FP8, transA, transB);
+      std::vector<float> a(2 * 3 * 4), b(2 * 4 * 5), at, bt;
+      fillRandom(a.data(), int64_t(a.size()), 3, TSHAPE_RT_FP8);
+      fillRandom(b.data(), int64_t(b.size()), 4, TSHAPE_RT_FP8);
+      tshapeRtGemmDesc tn = tnLayout(d);
+      EXPECT_EQ(tn.transA, 0);
+      EXPECT_EQ(tn.transB, 1);
+      toTnLayout(d, a.data(), b.data(), at, bt);
+      EXPECT_EQ(rowMajor(tn, at.data(), bt.data()),
+                rowMajor(d, a.data(), b.data()));
+      // And the mapping hands cuBLASLt the TN form: op(X) = T, op(Y) = N.
+      ColumnMajorGemm g = columnMajorGemm(tn);
+      EXPECT_TRUE(g.transX);
+      EXPECT_FALSE(g.transY);
+    }
+}
+
+TEST(Runtime, RotatingSetsOutgrowTheL2) {
+  // H100 SXM: 50 MiB L2 = 52428800 B. A 4096^3 bf16 GEMM has A + B =
+  // 2 x 4096 x 4096 x 2 B = 64 MiB per set: ceil(100 / 64) + 1 = 3 sets,
+  // so the 2 sets not in use hold 128 MiB >= 2 x 50 MiB.
+  EXPECT_EQ(rotatingSets(64.0 * 1048576, 52428800, 1 << 16), 3);
+  // 64^3 bf16: 16 KiB per set, ceil(100 MiB / 16 KiB) + 1 = 6401 sets.
+  EXPECT_EQ(rotatingSets(16384, 52428800, 1 << 16), 6401);
+  EXPECT_EQ(rotatingSets(16384, 52428800, 100), 100);
+  // A set larger than twice the L2 still gets a second copy to alternate
+  // with: ceil(100 / 300) + 1 = 2.
+  EXPECT_EQ(rotatingSets(300.0 * 1048576, 52428800, 1 << 16), 2);
+  EXPECT_EQ(rotatingSets(0, 52428800, 16), 1);
+}
+
+#ifdef TSHAPE_HAVE_CUBLAS_TILES
+// The tile table is generated from cublasLt.h; spot-check it against the
+// enumerators (the header says CUBLASLT_MATMUL_TILE_128x128 = 20,
+// CUBLASLT_MATMUL_TILE_128x256 = 23, CUBLASLT_MATMUL_TILE_8x8 = 1) and that
+// every id appears once.
+TEST(Runtime, CublasTileTableFollowsTheHeader) {
+  struct Tile {
+    int id, rows, cols;
+  };
+  const std::vector<Tile> tiles = {
+#define TSHAPE_CUBLASLT_TILE(ID, ROWS, COLS) {ID, ROWS, COLS},
+#include "CublasTiles.inc"
+#undef TSHAPE_CUBLASLT_TILE
+  };
+  ASSERT_GT(tiles.size(), 30u);
+  auto find = [&](int id) {
+    int found = 0;
+    Tile hit{-1, 0, 0};
+    for (const Tile &t : tiles)
+      if (t.id == id) {
+        hit = t;
+        ++found;
+      }
+    EXPECT_EQ(found, 1) << id;
+    return hit;
+  };
+  EXPECT_EQ(find(1).rows, 8);
+  EXPECT_EQ(find(20).rows, 128);
+  EXPECT_EQ(find(20).cols, 128);
+  EXPECT_EQ(find(23).rows, 128);
+  EXPECT_EQ(find(23).cols, 256);
+  for (const Tile &t : tiles)
+    find(t.id);
+}
+#endif

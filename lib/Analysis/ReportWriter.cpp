@@ -113,6 +113,10 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
                  round3((r.predictedUs - r.measuredUs) / r.measuredUs));
             attr(j, "library_waves", round3(r.libraryWaves));
             j.attribute("library_tile_id", r.libraryTileId);
+            j.attributeArray("library_tile", [&] {
+              j.value(r.libraryTileM);
+              j.value(r.libraryTileN);
+            });
           }
           j.attribute("flagged", r.flagged);
           j.attributeArray("causes", [&] {

@@ -48,6 +48,34 @@ void summarizeTimes(std::vector<double> &us, const tshapeRtGemmDesc &d,
 /// Element counts of A, B and C for one batch.
 void operandSizes(const tshapeRtGemmDesc &d, int64_t &a, int64_t &b,
                   int64_t &c);
+
+/// A row-major GEMM as BLAS's column-major D = op(X) . op(Y). Row-major
+/// C (M x N) is column-major C^T (N x M) = op(B)^T . op(A)^T, so X is the
+/// B buffer and Y the A buffer; a buffer stored row-major R x C reads as
+/// column-major C x R with leading dimension C. Every matrix is packed
+/// (leading dimension = its stored row count here) and batches follow each
+/// other (strides in elements).
+struct ColumnMajorGemm {
+  bool transX, transY;               // op(X) = X^T, op(Y) = Y^T
+  int64_t rows, cols, depth;         // D = C^T: N x M, contracted over K
+  int64_t xRows, xCols, yRows, yCols; // stored, column-major
+  int64_t strideX, strideY, strideD;
+};
+ColumnMajorGemm columnMajorGemm(const tshapeRtGemmDesc &d);
+
+/// How many copies of the operands (`setBytes` each) to rotate through so
+/// that the copies not in use add up to at least twice the L2 cache, which
+/// evicts a copy before it is used again: ceil(2 L2 / setBytes) + 1, capped
+/// at `maxSets`.
+int rotatingSets(double setBytes, double l2Bytes, int maxSets);
+
+/// `d` in the layout cuBLASLt's FP8 kernels require on Hopper and Ada ("TN":
+/// X = B transposed, Y = A not), i.e. transA = 0 and transB = 1.
+tshapeRtGemmDesc tnLayout(const tshapeRtGemmDesc &d);
+/// Row-major operands of `d` rearranged for `tnLayout(d)`: A as M x K and B
+/// as N x K per batch (copies; unchanged when already so).
+void toTnLayout(const tshapeRtGemmDesc &d, const float *a, const float *b,
+                std::vector<float> &aOut, std::vector<float> &bOut);
 } // namespace tshape::runtime
 
 #endif // TSHAPE_RUNTIME_BACKEND_H

@@ -130,43 +130,65 @@ struct Plan {
   }
 };
 
+/// The tile of cuBLASLt's tile id as rows x columns of its output D, read
+/// from the enumerator names of the cublasLt.h this library is built
+/// against (CUBLASLT_MATMUL_TILE_128x256 = 23). {0, 0} when unknown.
+std::pair<int, int> tileShape(int id) {
+  static const int table[][3] = {
+#define TSHAPE_CUBLASLT_TILE(ID, ROWS, COLS) {ID, ROWS, COLS},
+#include "CublasTiles.inc"
+#undef TSHAPE_CUBLASLT_TILE
+  };
+  for (const auto &t : table)
+    if (t[0] == id)
+      return {t[1], t[2]};
+  return {0, 0};
+}
+
 tshapeRtStatus makePlan(State *s, const tshapeRtGemmDesc *d, Plan &p,
                         char *err, size_t len) {
-  // Column-major C^T (N x M) = X . Y with X = B^T (N x K), Y = A^T (K x M).
-  cublasOperation_t opX = d->transB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasOperation_t opY = d->transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-  int64_t xRows = d->transB ? d->k : d->n, xCols = d->transB ? d->n : d->k;
-  int64_t yRows = d->transA ? d->m : d->k, yCols = d->transA ? d->k : d->m;
+  ColumnMajorGemm g = columnMajorGemm(*d);
+  cublasOperation_t opX = g.transX ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opY = g.transY ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasComputeType_t compute = d->dtype == TSHAPE_RT_TF32
                                     ? CUBLAS_COMPUTE_32F_FAST_TF32
                                     : CUBLAS_COMPUTE_32F;
+  auto libraryError = [&](const char *what) {
+    return fail(err, len, TSHAPE_RT_LIBRARY_ERROR,
+                std::string(what) + " failed");
+  };
   if (cublasLtMatmulDescCreate(&p.op, compute, CUDA_R_32F) !=
       CUBLAS_STATUS_SUCCESS)
-    return fail(err, len, TSHAPE_RT_LIBRARY_ERROR,
-                "cublasLtMatmulDescCreate failed");
-  cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &opX,
-                                 sizeof(opX));
-  cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &opY,
-                                 sizeof(opY));
+    return libraryError("cublasLtMatmulDescCreate");
+  if (cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &opX,
+                                     sizeof(opX)) != CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &opY,
+                                     sizeof(opY)) != CUBLAS_STATUS_SUCCESS)
+    return libraryError("cublasLtMatmulDescSetAttribute");
   cudaDataType_t in = inputType(d->dtype), out = outputType(d->dtype);
-  cublasLtMatrixLayoutCreate(&p.x, in, xRows, xCols, xRows);
-  cublasLtMatrixLayoutCreate(&p.y, in, yRows, yCols, yRows);
-  cublasLtMatrixLayoutCreate(&p.c, out, d->n, d->m, d->n);
+  if (cublasLtMatrixLayoutCreate(&p.x, in, g.xRows, g.xCols, g.xRows) !=
+          CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatrixLayoutCreate(&p.y, in, g.yRows, g.yCols, g.yRows) !=
+          CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatrixLayoutCreate(&p.c, out, g.rows, g.cols, g.rows) !=
+          CUBLAS_STATUS_SUCCESS)
+    return libraryError("cublasLtMatrixLayoutCreate");
   if (d->batch > 1) {
     int32_t count = int32_t(d->batch);
-    int64_t strides[] = {d->n * d->k, d->k * d->m, d->n * d->m};
+    int64_t strides[] = {g.strideX, g.strideY, g.strideD};
     cublasLtMatrixLayout_t layouts[] = {p.x, p.y, p.c};
-    for (int i = 0; i < 3; ++i) {
-      cublasLtMatrixLayoutSetAttribute(layouts[i],
-                                       CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                       &count, sizeof(count));
-      cublasLtMatrixLayoutSetAttribute(
-          layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i],
-          sizeof(strides[i]));
-    }
+    for (int i = 0; i < 3; ++i)
+      if (cublasLtMatrixLayoutSetAttribute(
+              layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+              sizeof(count)) != CUBLAS_STATUS_SUCCESS ||
+          cublasLtMatrixLayoutSetAttribute(
+              layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+              &strides[i], sizeof(strides[i])) != CUBLAS_STATUS_SUCCESS)
+        return libraryError("cublasLtMatrixLayoutSetAttribute");
   }
   cublasLtMatmulPreference_t pref;
-  cublasLtMatmulPreferenceCreate(&pref);
+  if (cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS)
+    return libraryError("cublasLtMatmulPreferenceCreate");
   cublasLtMatmulPreferenceSetAttribute(pref,
                                        CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                        &s->workspaceBytes,
@@ -176,19 +198,23 @@ tshapeRtStatus makePlan(State *s, const tshapeRtGemmDesc *d, Plan &p,
       s->handle, p.op, p.x, p.y, p.c, p.c, pref, 1, &p.heuristic, &found);
   cublasLtMatmulPreferenceDestroy(pref);
   if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
-    bool unsupported = d->dtype == TSHAPE_RT_FP8 &&
-                       (s->prop.major < 9 && !(s->prop.major == 8 &&
-                                               s->prop.minor >= 9));
+    bool fp8 = d->dtype == TSHAPE_RT_FP8;
+    bool noFp8 = fp8 && s->prop.major * 10 + s->prop.minor < 89;
+    std::string why;
+    if (noFp8)
+      why = " (FP8 GEMMs need compute capability 8.9 or newer; this GPU is " +
+            std::to_string(s->prop.major) + "." +
+            std::to_string(s->prop.minor) + ")";
+    else if (fp8)
+      why = " (FP8 needs 16-byte aligned dimensions: K a multiple of 16 and N "
+            "of 8; got N=" +
+            std::to_string(d->n) + ", K=" + std::to_string(d->k) + ")";
     return fail(err, len,
-                unsupported || st == CUBLAS_STATUS_NOT_SUPPORTED
+                noFp8 || st == CUBLAS_STATUS_NOT_SUPPORTED
                     ? TSHAPE_RT_UNSUPPORTED_DTYPE
                     : TSHAPE_RT_LIBRARY_ERROR,
                 std::string("cuBLASLt has no algorithm for this GEMM on ") +
-                    s->prop.name +
-                    (d->dtype == TSHAPE_RT_FP8
-                         ? " (FP8 needs compute capability 8.9+ and the TN "
-                           "layout)"
-                         : ""));
+                    s->prop.name + why);
   }
   return TSHAPE_RT_OK;
 }
@@ -204,47 +230,59 @@ void destroy(void *state) {
   delete s;
 }
 
-/// Device buffers for `sets` rotating copies of A and B, and one C.
+/// Device memory for `sets` copies of A and B, one after the other in one
+/// allocation, and one C.
 struct Buffers {
-  std::vector<void *> a, b;
-  void *c = nullptr;
+  void *pool = nullptr, *c = nullptr;
+  size_t aBytes = 0, setBytes = 0;
+  int sets = 0;
+  void *a(int set) const { return (char *)pool + set * setBytes; }
+  void *b(int set) const { return (char *)pool + set * setBytes + aBytes; }
   ~Buffers() {
-    for (void *p : a)
-      cudaFree(p);
-    for (void *p : b)
-      cudaFree(p);
+    if (pool)
+      cudaFree(pool);
     if (c)
       cudaFree(c);
   }
 };
 
+size_t roundUp256(size_t n) { return (n + 255) / 256 * 256; }
+
+/// Uploads A and B (host floats, row-major as `d` says) into `sets` copies;
+/// when that many do not fit, as many as do (at least one).
 tshapeRtStatus upload(const tshapeRtGemmDesc *d, const float *a,
                       const float *b, int sets, Buffers &buf, char *err,
                       size_t len) {
   int64_t sa, sb, sc;
   operandSizes(*d, sa, sb, sc);
-  size_t na = size_t(sa * d->batch), nb = size_t(sb * d->batch);
-  std::vector<unsigned char> ha = convert(a, na, d->dtype),
-                             hb = convert(b, nb, d->dtype);
-  for (int i = 0; i < sets; ++i) {
-    void *pa = nullptr, *pb = nullptr;
-    cudaError_t e = cudaMalloc(&pa, ha.size());
-    if (e == cudaSuccess)
-      e = cudaMalloc(&pb, hb.size());
-    if (e != cudaSuccess) {
-      if (pa)
-        cudaFree(pa);
-      return cudaFail(err, len, e, "cudaMalloc of the GEMM operands");
-    }
-    buf.a.push_back(pa);
-    buf.b.push_back(pb);
-    cudaMemcpy(pa, ha.data(), ha.size(), cudaMemcpyHostToDevice);
-    cudaMemcpy(pb, hb.data(), hb.size(), cudaMemcpyHostToDevice);
+  std::vector<unsigned char> ha = convert(a, size_t(sa * d->batch), d->dtype),
+                             hb = convert(b, size_t(sb * d->batch), d->dtype);
+  buf.aBytes = roundUp256(ha.size());
+  buf.setBytes = buf.aBytes + roundUp256(hb.size());
+  cudaError_t e = cudaErrorMemoryAllocation;
+  for (buf.sets = sets; buf.sets >= 1; buf.sets /= 2) {
+    e = cudaMalloc(&buf.pool, buf.setBytes * size_t(buf.sets));
+    if (e != cudaErrorMemoryAllocation)
+      break;
+    cudaGetLastError(); // clear the allocation error, then try fewer
   }
-  cudaError_t e =
-      cudaMalloc(&buf.c, size_t(sc * d->batch) * outputBytes(d->dtype));
+  if (e != cudaSuccess) {
+    buf.pool = nullptr;
+    return cudaFail(err, len, e, "cudaMalloc of the GEMM operands");
+  }
+  e = cudaMemcpy(buf.a(0), ha.data(), ha.size(), cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    e = cudaMemcpy(buf.b(0), hb.data(), hb.size(), cudaMemcpyHostToDevice);
+  for (int i = 1; i < buf.sets && e == cudaSuccess; ++i)
+    e = cudaMemcpy(buf.a(i), buf.a(0), buf.setBytes,
+                   cudaMemcpyDeviceToDevice);
   if (e != cudaSuccess)
+    return cudaFail(err, len, e, "copying the GEMM operands to the device");
+  e = cudaMalloc(&buf.c, size_t(sc * d->batch) * outputBytes(d->dtype));
+  if (e != cudaSuccess) {
+    buf.c = nullptr;
     return cudaFail(err, len, e, "cudaMalloc of the GEMM output");
+  }
   return TSHAPE_RT_OK;
 }
 
@@ -257,23 +295,35 @@ tshapeRtStatus launch(State *s, const Plan &p, void *a, void *b, void *c) {
   return st == CUBLAS_STATUS_SUCCESS ? TSHAPE_RT_OK : TSHAPE_RT_LIBRARY_ERROR;
 }
 
-tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *d,
+/// FP8 GEMMs run in the TN layout cuBLASLt's FP8 kernels require on Hopper
+/// and Ada (weights stored N x K, as FP8 training frameworks keep them).
+tshapeRtGemmDesc executedLayout(const tshapeRtGemmDesc &d) {
+  return d.dtype == TSHAPE_RT_FP8 ? tnLayout(d) : d;
+}
+
+tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *desc,
                         tshapeRtGemmResult *r, char *err, size_t len) {
   State *s = (State *)state;
+  tshapeRtGemmDesc layout = executedLayout(*desc);
+  const tshapeRtGemmDesc *d = &layout;
   Plan plan;
   if (tshapeRtStatus st = makePlan(s, d, plan, err, len))
     return st;
   int64_t sa, sb, sc;
   operandSizes(*d, sa, sb, sc);
-  // Enough rotating sets that their operands exceed twice the L2.
-  double setBytes = double(sa + sb) * d->batch * elementBytes(d->dtype);
-  int sets = std::clamp(int(2.0 * s->prop.l2CacheSize / setBytes) + 1, 1, 16);
+  // Inputs are random either way, so they are generated in the executed
+  // layout directly.
   std::vector<float> a(size_t(sa * d->batch)), b(size_t(sb * d->batch));
   fillRandom(a.data(), int64_t(a.size()), d->seed, d->dtype);
   fillRandom(b.data(), int64_t(b.size()), d->seed + 1, d->dtype);
+  double setBytes = double(sa + sb) * d->batch * elementBytes(d->dtype);
   Buffers buf;
-  if (tshapeRtStatus st = upload(d, a.data(), b.data(), sets, buf, err, len))
+  if (tshapeRtStatus st =
+          upload(d, a.data(), b.data(),
+                 rotatingSets(setBytes, s->prop.l2CacheSize, 1 << 16), buf,
+                 err, len))
     return st;
+  int sets = buf.sets;
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -281,7 +331,7 @@ tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *d,
   for (int i = 0; i < d->warmup + d->iters; ++i) {
     int set = i % sets;
     cudaEventRecord(start);
-    tshapeRtStatus st = launch(s, plan, buf.a[set], buf.b[set], buf.c);
+    tshapeRtStatus st = launch(s, plan, buf.a(set), buf.b(set), buf.c);
     cudaEventRecord(stop);
     if (st != TSHAPE_RT_OK) {
       cudaEventDestroy(start);
@@ -310,20 +360,33 @@ tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *d,
                                        sizeof(tile), &written);
   r->algoId = id;
   r->tileId = tile;
+  // cuBLASLt's tile is rows x columns of its D = C^T, i.e. N x M here.
+  auto [rows, cols] = tileShape(tile);
+  r->tileM = cols;
+  r->tileN = rows;
   r->wavesCount = plan.heuristic.wavesCount;
   return TSHAPE_RT_OK;
 }
 
-tshapeRtStatus runGemm(void *state, const tshapeRtGemmDesc *d, const float *a,
-                       const float *b, float *c, char *err, size_t len) {
+tshapeRtStatus runGemm(void *state, const tshapeRtGemmDesc *desc,
+                       const float *a, const float *b, float *c, char *err,
+                       size_t len) {
   State *s = (State *)state;
+  tshapeRtGemmDesc layout = executedLayout(*desc);
+  const tshapeRtGemmDesc *d = &layout;
   Plan plan;
   if (tshapeRtStatus st = makePlan(s, d, plan, err, len))
     return st;
+  std::vector<float> at, bt;
+  if (d->transA != desc->transA || d->transB != desc->transB) {
+    toTnLayout(*desc, a, b, at, bt);
+    a = at.data();
+    b = bt.data();
+  }
   Buffers buf;
   if (tshapeRtStatus st = upload(d, a, b, 1, buf, err, len))
     return st;
-  if (launch(s, plan, buf.a[0], buf.b[0], buf.c) != TSHAPE_RT_OK)
+  if (launch(s, plan, buf.a(0), buf.b(0), buf.c) != TSHAPE_RT_OK)
     return fail(err, len, TSHAPE_RT_LIBRARY_ERROR, "cublasLtMatmul failed");
   int64_t sa, sb, sc;
   operandSizes(*d, sa, sb, sc);

@@ -72,7 +72,6 @@ void tshape::runtime::operandSizes(const tshapeRtGemmDesc &d, int64_t &a,
   c = d.m * d.n;
 }
 
-
 void tshape::runtime::summarizeTimes(std::vector<double> &us,
                                      const tshapeRtGemmDesc &d,
                                      tshapeRtGemmResult &r) {
@@ -83,4 +82,66 @@ void tshape::runtime::summarizeTimes(std::vector<double> &us,
   r.iters = int32_t(us.size());
   r.tflops = 2.0 * d.batch * double(d.m) * d.n * d.k / (r.medianUs * 1e-6) /
              1e12;
+}
+
+ColumnMajorGemm tshape::runtime::columnMajorGemm(const tshapeRtGemmDesc &d) {
+  ColumnMajorGemm g;
+  // B is K x N row-major (N x K when transB): column-major N x K (K x N),
+  // which is op(X) = B^T with op = N (T when transB). A likewise.
+  g.transX = d.transB != 0;
+  g.transY = d.transA != 0;
+  g.rows = d.n;
+  g.cols = d.m;
+  g.depth = d.k;
+  g.xRows = d.transB ? d.k : d.n;
+  g.xCols = d.transB ? d.n : d.k;
+  g.yRows = d.transA ? d.m : d.k;
+  g.yCols = d.transA ? d.k : d.m;
+  g.strideX = d.n * d.k;
+  g.strideY = d.k * d.m;
+  g.strideD = d.n * d.m;
+  return g;
+}
+
+int tshape::runtime::rotatingSets(double setBytes, double l2Bytes,
+                                  int maxSets) {
+  if (setBytes <= 0)
+    return 1;
+  double sets = std::ceil(2.0 * l2Bytes / setBytes) + 1;
+  return int(std::clamp(sets, 1.0, double(std::max(maxSets, 1))));
+}
+
+tshapeRtGemmDesc tshape::runtime::tnLayout(const tshapeRtGemmDesc &d) {
+  tshapeRtGemmDesc t = d;
+  t.transA = 0;
+  t.transB = 1;
+  return t;
+}
+
+namespace {
+/// out[b][c][r] = in[b][r][c] for `batch` row-major rows x cols matrices.
+void transposeBatched(const float *in, int64_t batch, int64_t rows,
+                      int64_t cols, std::vector<float> &out) {
+  out.resize(size_t(batch * rows * cols));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        out[size_t(b * rows * cols + c * rows + r)] =
+            in[b * rows * cols + r * cols + c];
+}
+} // namespace
+
+void tshape::runtime::toTnLayout(const tshapeRtGemmDesc &d, const float *a,
+                                 const float *b, std::vector<float> &aOut,
+                                 std::vector<float> &bOut) {
+  int64_t sa, sb, sc;
+  operandSizes(d, sa, sb, sc);
+  if (d.transA) // stored K x M
+    transposeBatched(a, d.batch, d.k, d.m, aOut);
+  else
+    aOut.assign(a, a + sa * d.batch);
+  if (!d.transB) // stored K x N
+    transposeBatched(b, d.batch, d.k, d.n, bOut);
+  else
+    bOut.assign(b, b + sb * d.batch);
 }

@@ -104,6 +104,7 @@ tshapeRtStatus cpuTime(void *, const tshapeRtGemmDesc *d,
   r->algoId = -1;
   r->tileId = -1;
   r->wavesCount = 0;
+  r->tileM = r->tileN = 0;
   return TSHAPE_RT_OK;
 }
 } // namespace

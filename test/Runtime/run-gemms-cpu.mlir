@@ -8,7 +8,7 @@
 // RUN: python3 %S/../Analysis/Inputs/validate_schema.py %tshape_src/docs/report-schema.json %t.json | FileCheck %s --check-prefix=VALID
 
 // CHECK-LABEL: func.func @gemms
-// CHECK: linalg.matmul {tshape.analysis = {{.*}}, tshape.measured = {algo_id = -1 : i64, backend = "cpu", iters = 3 : i64, max_rel_error = {{.*}}, max_us = {{.*}}, median_us = {{.*}}, min_us = {{.*}}, prediction_error = {{.*}}, tflops = {{.*}}, tile_id = -1 : i64, waves_count = 0.000000e+00 : f64}}
+// CHECK: linalg.matmul {tshape.analysis = {{.*}}, tshape.measured = {algo_id = -1 : i64, backend = "cpu", iters = 3 : i64, max_rel_error = {{.*}}, max_us = {{.*}}, median_us = {{.*}}, min_us = {{.*}}, prediction_error = {{.*}}, tflops = {{.*}}, tile_id = -1 : i64, tile_m = 0 : i64, tile_n = 0 : i64, waves_count = 0.000000e+00 : f64}}
 // CHECK: linalg.matmul indexing_maps = {{.*}} {tshape.analysis = {{.*}}, tshape.measured = {{{.*}}backend = "cpu"
 // CHECK: linalg.batch_matmul {tshape.analysis = {{.*}}, tshape.measured = {{{.*}}backend = "cpu"
 // CHECK: linalg.matmul {tshape.analysis = {{.*}}, tshape.measured = {{{.*}}backend = "cpu"
@@ -24,7 +24,11 @@
 // REPORT: "measured_us":
 // REPORT: "prediction_error":
 // REPORT: "library_waves": 0,
-// REPORT-NEXT: "library_tile_id": -1
+// REPORT-NEXT: "library_tile_id": -1,
+// REPORT-NEXT: "library_tile": [
+// REPORT-NEXT:   0,
+// REPORT-NEXT:   0
+// REPORT-NEXT: ]
 // VALID: valid
 func.func @gemms(%a: tensor<48x64xf32>, %b: tensor<64x40xf32>, %c: tensor<48x40xf32>,
                  %w: tensor<40x64xf32>,

@@ -48,10 +48,11 @@ struct GemmRecord {
   FusedAttentionEstimate fused;
   double predictedUs = 0; ///< the time this GEMM contributes
   double measuredUs = -1; ///< from tshape-run-gemms, when it ran before
-  /// What the library chose (cuBLASLt's wavesCount and tile id), when
-  /// measured; compare with estimate.waves and estimate.tile.
+  /// What the library chose (cuBLASLt's wavesCount, tile id and that tile as
+  /// M x N), when measured; compare with estimate.waves and estimate.tile.
   double libraryWaves = 0;
   int64_t libraryTileId = -1;
+  int64_t libraryTileM = 0, libraryTileN = 0;
   double lossFraction = 0; ///< 1 - useful / issued tensor-core work
   bool flagged = false;
   std::vector<std::string> causes; ///< human-readable, with numbers

@@ -60,6 +60,9 @@ typedef struct {
    * readable) and cuBLASLt's wavesCount; -1 / 0 on the cpu backend. */
   int32_t algoId, tileId;
   float wavesCount;
+  /* The tile id's shape as M x N of this GEMM (cuBLASLt's own tile is
+   * rows x columns of C^T, so they are swapped); 0 when unknown. */
+  int32_t tileM, tileN;
 } tshapeRtGemmResult;
 
 /* The status as a short string ("ok", "no device", ...). */

@@ -162,6 +162,10 @@ struct TShapeGemmAnalysisPass
           r.libraryWaves = w.getValueAsDouble();
         if (auto t = m.getAs<IntegerAttr>("tile_id"))
           r.libraryTileId = t.getInt();
+        if (auto t = m.getAs<IntegerAttr>("tile_m"))
+          r.libraryTileM = t.getInt();
+        if (auto t = m.getAs<IntegerAttr>("tile_n"))
+          r.libraryTileN = t.getInt();
       }
       if (auto f =
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
