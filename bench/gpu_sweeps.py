@@ -1,13 +1,33 @@
 #!/usr/bin/env python3
 """Writes the paper's sweeps as MLIR modules for tshape-opt:
-  wave      GEMM throughput vs N across wave boundaries (M = K = 4096)
-  heads     head-count sweep at h = 2560 (attention GEMMs, b = 4, s = 2048)
-  vocab     logits GEMM, vocab 50257 vs 50304 (b*s = 8192, h = 2560)
-  swiglu    SwiGLU MLP at h = 4096, inner 10922 vs 10944
-Usage: gpu_sweeps.py KIND > module.mlir"""
+  wave        GEMM throughput vs N across wave boundaries (M = K = 4096)
+  heads A     attention with A heads at h = 2560 (b = 4, s = 2048)
+  vocab       logits GEMM, vocab 50257 vs 50304 (b*s = 8192, h = 2560)
+  swiglu      SwiGLU MLP at h = 4096, inner 10922 vs 10944 (b*s = 8192)
+  heads-list  the head counts of the heads sweep, one per line
+With --smoke, the same sweeps at toy sizes, for exercising the pipeline on
+the CPU backend (the numbers then say nothing about a GPU).
+Usage: gpu_sweeps.py KIND [A] [--smoke] > module.mlir"""
 import sys
 
-kind = sys.argv[1]
+args = [a for a in sys.argv[1:] if a != "--smoke"]
+smoke = "--smoke" in sys.argv
+if not args:
+    sys.exit(__doc__)
+kind = args[0]
+
+# Paper sizes, and toy ones that keep each sweep's point (a wave sawtooth,
+# an unaligned vocab against its multiple of 64, 8/3 h against its
+# multiple of 64, head_dim 80 against 64 and 128).
+S = dict(wave_mk=4096, wave_n=(1024, 16384, 128),
+         vocab=(8192, 2560, [50257, 50304]),
+         swiglu=(8192, 4096, [10922, 10944]),
+         heads=(4, 2048, 2560, [10, 16, 20, 32, 40, 64, 80]))
+if smoke:
+    S = dict(wave_mk=256, wave_n=(64, 1024, 64),
+             vocab=(512, 128, [1001, 1024]),
+             swiglu=(256, 256, [682, 704]),
+             heads=(1, 128, 320, [2, 4, 5]))
 
 
 def gemm(i, m, n, k, dt="bf16", tb=False):
@@ -24,24 +44,34 @@ def gemm(i, m, n, k, dt="bf16", tb=False):
 
 
 if kind == "wave":
-    body = "".join(gemm(i, 4096, n, 4096)
-                   for i, n in enumerate(range(1024, 16384 + 1, 128)))
+    mk = S["wave_mk"]
+    lo, hi, step = S["wave_n"]
+    body = "".join(gemm(i, mk, n, mk)
+                   for i, n in enumerate(range(lo, hi + 1, step)))
     print("func.func @wave() {\n" + body + "  return\n}")
 elif kind == "vocab":
-    print("func.func @vocab() {\n" + gemm(0, 8192, 50257, 2560, tb=True) +
-          gemm(1, 8192, 50304, 2560, tb=True) + "  return\n}")
+    m, h, vocabs = S["vocab"]
+    print("func.func @vocab() {\n" +
+          "".join(gemm(i, m, v, h, tb=True) for i, v in enumerate(vocabs)) +
+          "  return\n}")
 elif kind == "swiglu":
+    m, h, inners = S["swiglu"]
     out = []
-    for i, f in enumerate([10922, 10944]):
-        out.append(gemm(2 * i, 8192, f, 4096, tb=True))
-        out.append(gemm(2 * i + 1, 8192, 4096, f, tb=True))
+    for i, f in enumerate(inners):
+        out.append(gemm(2 * i, m, f, h, tb=True))  # up (gate is the same)
+        out.append(gemm(2 * i + 1, m, h, f, tb=True))  # down
     print("func.func @swiglu() {\n" + "".join(out) + "  return\n}")
+elif kind == "heads-list":
+    print("\n".join(str(a) for a in S["heads"][3]))
 elif kind == "heads":
-    for a in [10, 16, 20, 32, 40, 64, 80]:
-        print(f"func.func @heads{a}(%x: tensor<4x2048x2560xbf16>) -> "
-              f"tensor<4x2048x2560xbf16> {{\n"
-              f"  %y = tshape.attention %x heads = {a} kv_heads = {a} causal"
-              f" : tensor<4x2048x2560xbf16> -> tensor<4x2048x2560xbf16>\n"
-              f"  return %y : tensor<4x2048x2560xbf16>\n}}")
+    b, s, h, counts = S["heads"]
+    a = int(args[1]) if len(args) > 1 else sys.exit("heads needs A")
+    if h % a:
+        sys.exit(f"heads: {a} does not divide h = {h}")
+    t = f"tensor<{b}x{s}x{h}xbf16>"
+    print(f"func.func @heads{a}(%x: {t}) -> {t} {{\n"
+          f"  %y = tshape.attention %x heads = {a} kv_heads = {a} causal"
+          f" : {t} -> {t}\n"
+          f"  return %y : {t}\n}}")
 else:
-    sys.exit(f"unknown sweep {kind!r}")
+    sys.exit(f"unknown sweep {kind!r}\n{__doc__}")

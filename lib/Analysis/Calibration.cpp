@@ -128,17 +128,22 @@ bool tshape::analysis::calibrate(const std::vector<Measurement> &rows,
     return predictionError(train, c).median;
   };
   double best = score(t);
-  // Coordinate search: each constant over a grid, a few rounds.
+  // Coordinate search: each constant over a grid of 141 points across its
+  // range, a few rounds.
+  const CalibrationRange ranges[] = {kMathEfficiencyRange,
+                                     kMemoryEfficiencyRange,
+                                     kLaunchOverheadRange};
+  auto field = [](target::GpuTarget &c, int which) -> double & {
+    return which == 0   ? c.mathEfficiency
+           : which == 1 ? c.memoryEfficiency
+                        : c.launchOverheadUs;
+  };
   for (int round = 0; round < 4; ++round) {
     for (int which = 0; which < 3; ++which) {
+      const CalibrationRange &r = ranges[which];
       for (int step = 0; step <= 140; ++step) {
         target::GpuTarget c = t;
-        if (which == 0)
-          c.mathEfficiency = 0.30 + 0.005 * step; // 0.30 .. 1.00
-        else if (which == 1)
-          c.memoryEfficiency = 0.30 + 0.005 * step;
-        else
-          c.launchOverheadUs = 0.1 * step; // 0 .. 14 us
+        field(c, which) = r.lo + (r.hi - r.lo) * step / 140.0;
         double s = score(c);
         if (s < best - 1e-12) {
           best = s;
@@ -146,6 +151,13 @@ bool tshape::analysis::calibrate(const std::vector<Measurement> &rows,
         }
       }
     }
+  }
+  for (int which = 0; which < 3; ++which) {
+    double v = field(t, which);
+    const CalibrationRange &r = ranges[which];
+    // The launch overhead may honestly be ~0; only its upper edge counts.
+    if ((which != 2 && v <= r.lo + 1e-9) || v >= r.hi - 1e-9)
+      out.atEdge.push_back(r);
   }
   t.name = base.name + "-calibrated";
   t.description = base.description + " (calibrated)";

@@ -86,6 +86,8 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
           j.attribute("n", r.problem.n);
           j.attribute("k", r.problem.k);
           j.attribute("dtype", model::dtypeName(r.problem.dtype));
+          j.attribute("trans_a", r.problem.transA);
+          j.attribute("trans_b", r.problem.transB);
           j.attribute("flops", 2.0 * r.problem.batch * double(r.problem.m) *
                                    double(r.problem.n) * double(r.problem.k));
           j.attribute("aligned", aligned(r));

@@ -87,6 +87,13 @@ int main(int argc, char **argv) {
                << pct(r.heldOutAfter.median) << ", p90 "
                << pct(r.heldOutBefore.p90) << " -> "
                << pct(r.heldOutAfter.p90) << "\n";
+  for (const analysis::CalibrationRange &e : r.atEdge)
+    llvm::errs() << "tshape-calibrate: warning: " << e.name
+                 << " stopped at an edge of its range ["
+                 << llvm::format("%.2f", e.lo) << ", "
+                 << llvm::format("%.2f", e.hi)
+                 << "]: the measurements are probably not from a "
+                 << base->name << " GPU, or show an effect the model lacks\n";
   std::string baseName = targetFile.empty() ? targetName.getValue()
                                             : base->name;
   std::string json = analysis::targetFileJson(r.fitted, baseName);

@@ -35,10 +35,26 @@ struct ErrorStats {
 ErrorStats predictionError(const std::vector<Measurement> &rows,
                            const target::GpuTarget &t);
 
+/// The search range of each fitted constant.
+struct CalibrationRange {
+  const char *name; ///< the target-file key
+  double lo, hi;
+};
+inline constexpr CalibrationRange kMathEfficiencyRange{"math_efficiency",
+                                                        0.30, 1.00};
+inline constexpr CalibrationRange kMemoryEfficiencyRange{"memory_efficiency",
+                                                          0.30, 1.00};
+inline constexpr CalibrationRange kLaunchOverheadRange{"launch_overhead_us",
+                                                        0.0, 14.0};
+
 struct CalibrationResult {
   target::GpuTarget fitted;
   size_t trainRows = 0, heldOutRows = 0;
   ErrorStats trainBefore, trainAfter, heldOutBefore, heldOutAfter;
+  /// Constants that ended on an edge of their range: the best fit wanted a
+  /// value outside it, so the measurements are probably not from this
+  /// target's GPU, or show an effect the model lacks.
+  std::vector<CalibrationRange> atEdge;
 };
 
 /// Every `holdoutEvery`-th row (1-based: rows 4, 8, ... for 4) is held out;
