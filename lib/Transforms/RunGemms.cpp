@@ -150,21 +150,31 @@ struct TShapeRunGemmsPass
     WalkResult walk = module.walk([&](linalg::LinalgOp op) -> WalkResult {
       bool dynamic = false;
       auto shape = getContractionShape(op, &dynamic);
-      if (!shape)
+      if (!shape) {
+        if (dynamic) {
+          ++skipped;
+          op->emitRemark() << "tshape-run-gemms: skipped: dynamic shape (only "
+                              "static GEMMs can be timed)";
+        }
         return WalkResult::advance();
-      auto dtype = gemmDType(
-          op, getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()));
+      }
+      Type elt =
+          getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+      auto dtype = gemmDType(op, elt);
       double gflop = 2.0 * shape->batch * double(shape->m) * shape->n *
                      shape->k / 1e9;
       if (!dtype || gflop > limit) {
         ++skipped;
-        char why[160];
+        InFlightDiagnostic diag =
+            op->emitRemark() << "tshape-run-gemms: skipped: ";
         if (dtype)
-          snprintf(why, sizeof(why), "%.3g GFLOP is above max-gflop=%g",
-                   gflop, limit);
+          diag << llvm::formatv("{0} GFLOP is above max-gflop={1}",
+                                llvm::format("%.3g", gflop),
+                                llvm::format("%g", limit));
         else
-          snprintf(why, sizeof(why), "no GEMM for this element type");
-        op->emitRemark() << "tshape-run-gemms: skipped: " << why;
+          diag << "element type " << elt
+               << " has no GEMM in the runtime (bf16, f16, f32 incl. tf32, "
+                  "f8E4M3FN)";
         return WalkResult::advance();
       }
       tshapeRtGemmDesc desc{shape->batch,   shape->m, shape->n,
