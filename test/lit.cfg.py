@@ -45,6 +45,7 @@ tools = [
     ToolSubst("tshape-opt", unresolved="fatal"),
     ToolSubst("tshape-translate", unresolved="fatal"),
     ToolSubst("tshape-calibrate", unresolved="fatal"),
+    ToolSubst("tshape-bench-gemms", unresolved="fatal"),
     # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
     # plain MLIR.
     ToolSubst("mlir-opt", unresolved="fatal"),

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/Calibration.h"
+#include "tshape/Support/Csv.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -23,43 +24,37 @@ bool tshape::analysis::parseMeasurements(const std::string &csv,
                                          std::vector<Measurement> &out,
                                          std::string &error) {
   std::istringstream in(csv);
-  std::string line;
-  int lineNo = 0;
   bool header = false;
-  while (std::getline(in, line)) {
-    ++lineNo;
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-    if (line.empty() || line[0] == '#')
-      continue;
-    if (!header) {
-      if (line != "batch,m,n,k,dtype,trans_a,trans_b,measured_us") {
-        error = "line " + std::to_string(lineNo) +
-                ": expected the header "
-                "'batch,m,n,k,dtype,trans_a,trans_b,measured_us'";
-        return false;
-      }
-      header = true;
-      continue;
-    }
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ','))
-      f.push_back(cell);
+  size_t columns = 8;
+  const char *names[] = {"batch",   "m",       "n",          "k",
+                         "dtype",   "trans_a", "trans_b",    "measured_us"};
+  bool ok = csv::forEachRecord(in, [&](int lineNo,
+                                       const std::vector<std::string> &f) {
     auto bad = [&](const std::string &why) {
       error = "line " + std::to_string(lineNo) + ": " + why;
       return false;
     };
-    if (f.size() != 8)
-      return bad("expected 8 fields, got " + std::to_string(f.size()));
+    if (!header) {
+      // Further columns (tshape-bench-gemms writes them) are ignored.
+      if (f.size() < 8 || !std::equal(std::begin(names), std::end(names),
+                                      f.begin()))
+        return bad("expected the header "
+                   "'batch,m,n,k,dtype,trans_a,trans_b,measured_us' (further "
+                   "columns allowed)");
+      columns = f.size();
+      header = true;
+      return true;
+    }
+    if (f.size() != columns)
+      return bad("expected " + std::to_string(columns) +
+                 " fields as in the header, got " + std::to_string(f.size()));
     Measurement m;
     char *end = nullptr;
     int64_t *ints[] = {&m.problem.batch, &m.problem.m, &m.problem.n,
                        &m.problem.k};
     for (int i = 0; i < 4; ++i) {
       long long v = std::strtoll(f[i].c_str(), &end, 10);
-      if (*end || v <= 0)
+      if (f[i].empty() || *end || v <= 0)
         return bad("field " + std::to_string(i + 1) +
                    " must be a positive integer, got '" + f[i] + "'");
       *ints[i] = v;
@@ -71,10 +66,13 @@ bool tshape::analysis::parseMeasurements(const std::string &csv,
     m.problem.transA = f[5] == "1";
     m.problem.transB = f[6] == "1";
     m.measuredUs = std::strtod(f[7].c_str(), &end);
-    if (*end || !(m.measuredUs > 0))
+    if (f[7].empty() || *end || !(m.measuredUs > 0))
       return bad("measured_us must be a positive number, got '" + f[7] + "'");
     out.push_back(m);
-  }
+    return true;
+  });
+  if (!ok)
+    return false;
   if (!header) {
     error = "empty file: expected a CSV header";
     return false;

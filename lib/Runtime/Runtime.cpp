@@ -135,6 +135,21 @@ const char *tshapeRtStatusString(tshapeRtStatus s) {
   return "unknown status";
 }
 
+double tshapeRtCheckTolerance(tshapeRtDType dtype) {
+  switch (dtype) {
+  case TSHAPE_RT_FP32:
+    return 1e-4;
+  case TSHAPE_RT_TF32:
+    return 1e-2;
+  case TSHAPE_RT_BF16:
+  case TSHAPE_RT_FP8:
+    return 3e-2;
+  case TSHAPE_RT_FP16:
+    return 5e-3;
+  }
+  return 1e-2;
+}
+
 tshapeRtStatus tshapeRtCreate(const char *backend, const char *backendLibrary,
                               tshapeRtContext **out) {
   if (!out)

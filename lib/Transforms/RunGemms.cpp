@@ -40,25 +40,8 @@ struct RuntimeApi {
   decltype(&tshapeRtDeviceName) deviceName = nullptr;
   decltype(&tshapeRtTimeGemm) time = nullptr;
   decltype(&tshapeRtCheckGemm) check = nullptr;
+  decltype(&tshapeRtCheckTolerance) tolerance = nullptr;
 };
-
-/// Relative-error tolerance of check=true per dtype (inputs are exact in
-/// the dtype; the error comes from the accumulation and output rounding).
-double tolerance(model::DType t) {
-  switch (t) {
-  case model::DType::FP32:
-    return 1e-4;
-  case model::DType::TF32:
-    return 1e-2;
-  case model::DType::BF16:
-    return 3e-2;
-  case model::DType::FP16:
-    return 5e-3;
-  case model::DType::FP8:
-    return 3e-2; // fp8 GEMMs write bf16 and accumulate in fp32, as bf16 ones
-  }
-  return 1e-2;
-}
 
 tshapeRtDType rtDType(model::DType t) {
   switch (t) {
@@ -85,7 +68,7 @@ struct TShapeRunGemmsPass
             llvm::sys::Process::GetEnv("TSHAPE_RUNTIME_LIB"))
       return *env;
     std::string exe =
-        llvm::sys::fs::getMainExecutable(nullptr, (void *)&tolerance);
+        llvm::sys::fs::getMainExecutable(nullptr, (void *)&rtDType);
     llvm::SmallString<256> path(llvm::sys::path::parent_path(
         llvm::sys::path::parent_path(exe)));
     llvm::sys::path::append(path, "lib", "libtshape_runtime.so");
@@ -127,7 +110,8 @@ struct TShapeRunGemmsPass
         !get(api.statusString, "tshapeRtStatusString") ||
         !get(api.deviceName, "tshapeRtDeviceName") ||
         !get(api.time, "tshapeRtTimeGemm") ||
-        !get(api.check, "tshapeRtCheckGemm")) {
+        !get(api.check, "tshapeRtCheckGemm") ||
+        !get(api.tolerance, "tshapeRtCheckTolerance")) {
       emitError(module.getLoc())
           << "tshape-run-gemms: '" << path
           << "' is not the tshape runtime (missing tshapeRt symbols)";
@@ -216,7 +200,7 @@ struct TShapeRunGemmsPass
           return WalkResult::interrupt();
         }
         d.append("max_rel_error", b.getF64FloatAttr(rel));
-        double tol = tolerance(*dtype);
+        double tol = api.tolerance(rtDType(*dtype));
         if (rel > tol) {
           op->emitError() << "tshape-run-gemms: check failed: max relative "
                              "error "

@@ -68,6 +68,12 @@ typedef struct {
 /* The status as a short string ("ok", "no device", ...). */
 const char *tshapeRtStatusString(tshapeRtStatus status);
 
+/* The largest max relative error (as tshapeRtCheckGemm measures it) that a
+ * correct GEMM of `dtype` stays under, inputs being exact in the dtype:
+ * fp32 1e-4, tf32 1e-2, bf16 3e-2, fp16 5e-3, fp8 3e-2 (fp8 GEMMs write
+ * bf16 and accumulate in fp32). A wrong layout gives errors of order 1. */
+double tshapeRtCheckTolerance(tshapeRtDType dtype);
+
 /* Creates a context for backend "cpu" or "cublas". For "cublas" the
  * cuBLASLt backend library is loaded from `backendLibrary` (NULL: next to
  * this library). On failure *ctx is still set (when ctx is not NULL) so
