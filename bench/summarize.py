@@ -85,9 +85,10 @@ def compare(title, name, key, label):
     base = None
     for k, g in groups.items():
         mt = tflops(g, "measured_us")
-        base = base or mt
+        base = mt if base is None else base
+        ratio = mt / base if base > 0 else 0.0
         print(f"| {k} | {total(g, 'measured_us'):.1f} | {mt:.4g} "
-              f"({mt / base:.2f}x) | {total(g, 'predicted_us'):.1f} | "
+              f"({ratio:.2f}x) | {total(g, 'predicted_us'):.1f} | "
               f"{tflops(g, 'predicted_us'):.1f} | "
               f"{' '.join(r['library_tile'] for r in g)} | "
               f"{' '.join(r['predicted_tile'] for r in g)} |")

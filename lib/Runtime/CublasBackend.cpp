@@ -118,6 +118,7 @@ std::vector<unsigned char> convert(const float *v, size_t n, tshapeRtDType t) {
 
 /// The cuBLASLt descriptors of one GEMM.
 struct Plan {
+  tshapeRtGemmDesc desc{}; ///< the GEMM as executed (see makePlan)
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t x = nullptr, y = nullptr, c = nullptr;
   cublasLtMatmulHeuristicResult_t heuristic{};
@@ -145,8 +146,14 @@ std::pair<int, int> tileShape(int id) {
   return {0, 0};
 }
 
-tshapeRtStatus makePlan(State *s, const tshapeRtGemmDesc *d, Plan &p,
+/// Descriptors and cuBLASLt's heuristic choice for `requested`. FP8 GEMMs
+/// run in the TN layout cuBLASLt's FP8 kernels require on Hopper and Ada
+/// (weights stored N x K, as FP8 training frameworks keep them); p.desc is
+/// the layout executed.
+tshapeRtStatus makePlan(State *s, const tshapeRtGemmDesc &requested, Plan &p,
                         char *err, size_t len) {
+  p.desc = requested.dtype == TSHAPE_RT_FP8 ? tnLayout(requested) : requested;
+  const tshapeRtGemmDesc *d = &p.desc;
   ColumnMajorGemm g = columnMajorGemm(*d);
   cublasOperation_t opX = g.transX ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opY = g.transY ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -295,20 +302,13 @@ tshapeRtStatus launch(State *s, const Plan &p, void *a, void *b, void *c) {
   return st == CUBLAS_STATUS_SUCCESS ? TSHAPE_RT_OK : TSHAPE_RT_LIBRARY_ERROR;
 }
 
-/// FP8 GEMMs run in the TN layout cuBLASLt's FP8 kernels require on Hopper
-/// and Ada (weights stored N x K, as FP8 training frameworks keep them).
-tshapeRtGemmDesc executedLayout(const tshapeRtGemmDesc &d) {
-  return d.dtype == TSHAPE_RT_FP8 ? tnLayout(d) : d;
-}
-
 tshapeRtStatus timeGemm(void *state, const tshapeRtGemmDesc *desc,
                         tshapeRtGemmResult *r, char *err, size_t len) {
   State *s = (State *)state;
-  tshapeRtGemmDesc layout = executedLayout(*desc);
-  const tshapeRtGemmDesc *d = &layout;
   Plan plan;
-  if (tshapeRtStatus st = makePlan(s, d, plan, err, len))
+  if (tshapeRtStatus st = makePlan(s, *desc, plan, err, len))
     return st;
+  const tshapeRtGemmDesc *d = &plan.desc;
   int64_t sa, sb, sc;
   operandSizes(*d, sa, sb, sc);
   // Inputs are random either way, so they are generated in the executed
@@ -372,11 +372,10 @@ tshapeRtStatus runGemm(void *state, const tshapeRtGemmDesc *desc,
                        const float *a, const float *b, float *c, char *err,
                        size_t len) {
   State *s = (State *)state;
-  tshapeRtGemmDesc layout = executedLayout(*desc);
-  const tshapeRtGemmDesc *d = &layout;
   Plan plan;
-  if (tshapeRtStatus st = makePlan(s, d, plan, err, len))
+  if (tshapeRtStatus st = makePlan(s, *desc, plan, err, len))
     return st;
+  const tshapeRtGemmDesc *d = &plan.desc;
   std::vector<float> at, bt;
   if (d->transA != desc->transA || d->transB != desc->transB) {
     toTnLayout(*desc, a, b, at, bt);
