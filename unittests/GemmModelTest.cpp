@@ -215,45 +215,37 @@ TEST(GemmModel, NarrowLoadsSlowMemoryBoundGemms) {
 
 #include "tshape/Analysis/ShapeReport.h"
 
-TEST(ShapeReport, DimSourcesFollowBackwardPermutations) {
-  // logits (M x K).(K x N) = (seq x hidden).(hidden x vocab).
-  DimSources f = dimSources("logits");
-  EXPECT_EQ(f.n, Param::Vocab);
-  EXPECT_EQ(f.k, Param::Hidden);
-  // dgrad (M x N).(N x K): N of the GEMM is the forward K, K the forward N.
-  DimSources d = dimSources("logits_dgrad");
-  EXPECT_EQ(d.n, Param::Hidden);
-  EXPECT_EQ(d.k, Param::Vocab);
-  // wgrad (K x M).(M x N): M is the forward K, K the forward M.
-  DimSources w = dimSources("mlp_down_wgrad");
-  EXPECT_EQ(w.m, Param::Ffn);
-  EXPECT_EQ(w.n, Param::Hidden);
-  EXPECT_EQ(w.k, Param::Seq);
-  DimSources s = dimSources("attn_score");
-  EXPECT_EQ(s.batch, Param::Heads);
-  EXPECT_EQ(s.k, Param::HeadDim);
-  EXPECT_EQ(dimSources("linalg.matmul").m, Param::None);
-}
-
 TEST(ShapeReport, VocabFindingFromTheModel) {
   // One logits GEMM (8192 x 2560).(2560 x 50257), weights stored [N, K].
   // N rows are 2-byte aligned: flagged; the search over multiples of 64 in
   // [50257, 51765] finds 50304 (the smallest within 1% of the best).
+  // The model's logits GEMM carries N = vocab/tp with vocab = 50257.
   ShapeAnalysis a(h100(), 0.1);
+  model::ModelConfig c;
+  c.microbatch = 4;
+  c.seq = 2048;
+  c.hidden = 2560;
+  c.vocab = 50257;
+  c.attention.heads = c.attention.kvHeads = 32;
+  c.mlp.inner = 10240;
   GemmRecord r;
-  r.name = "logits";
+  r.spec = model::logitsGemm(c);
+  r.name = r.spec->name();
   r.problem = gemm(8192, 50257, 2560);
   r.problem.transB = true;
   std::vector<GemmRecord> records = {r};
   a.analyze(records);
   EXPECT_TRUE(records[0].flagged);
-  EXPECT_EQ(a.parameterValue(records, Param::Vocab), 50257);
+  EXPECT_TRUE(sizedBy(records[0], Param::Vocab));
+  EXPECT_EQ(records[0].spec->env.get(Param::Vocab), 50257);
   std::vector<Finding> f = a.findings(records);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].parameter, Param::Vocab);
   EXPECT_EQ(f[0].suggested, 50304);
   EXPECT_GT(f[0].estimatedSpeedup, 1.5);
   // Aligned already: nothing to find.
+  c.vocab = 50304;
+  records[0].spec = model::logitsGemm(c);
   records[0].problem.n = 50304;
   a.analyze(records);
   EXPECT_FALSE(records[0].flagged);

@@ -34,7 +34,7 @@ ModelConfig gpt3_2p7b() {
 
 const GemmSpec &find(const std::vector<GemmSpec> &gs, const std::string &role) {
   for (const GemmSpec &g : gs)
-    if (g.role == role)
+    if (g.name() == role)
       return g;
   static GemmSpec none;
   ADD_FAILURE() << "no GEMM with role " << role;
@@ -43,10 +43,10 @@ const GemmSpec &find(const std::vector<GemmSpec> &gs, const std::string &role) {
 
 void expectShape(const GemmSpec &g, int64_t batch, int64_t m, int64_t n,
                  int64_t k) {
-  EXPECT_EQ(g.batch, batch) << g.role;
-  EXPECT_EQ(g.m, m) << g.role;
-  EXPECT_EQ(g.n, n) << g.role;
-  EXPECT_EQ(g.k, k) << g.role;
+  EXPECT_EQ(g.batch.value, batch) << g.name();
+  EXPECT_EQ(g.m.value, m) << g.name();
+  EXPECT_EQ(g.n.value, n) << g.name();
+  EXPECT_EQ(g.k.value, k) << g.name();
 }
 } // namespace
 
@@ -135,7 +135,7 @@ TEST(Gemms, Gpt3Forward) {
   // 6 per layer x 32 + logits = 193.
   ASSERT_EQ(all.size(), 193u);
   expectShape(all.back(), 1, 8192, 50257, 2560);
-  EXPECT_EQ(all.back().role, "logits");
+  EXPECT_EQ(all.back().name(), "logits");
   EXPECT_EQ(all.back().layer, -1);
 }
 

@@ -159,6 +159,8 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
           attr(j, "step_speedup", round3(f.stepSpeedup));
           attr(j, "time_saved_us", round3(f.timeSavedUs));
           j.attribute("gemms", f.gemms);
+          if (!f.effect.empty())
+            j.attribute("effect", f.effect);
           j.attribute("reason", f.reason);
         });
     });

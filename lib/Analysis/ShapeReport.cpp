@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Analysis/Neighbourhood.h"
+#include "tshape/Model/Transformer.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -16,62 +18,6 @@
 
 using namespace tshape;
 using namespace tshape::analysis;
-
-const char *tshape::analysis::paramName(Param p) {
-  switch (p) {
-  case Param::None:
-    return "none";
-  case Param::Vocab:
-    return "vocab";
-  case Param::Hidden:
-    return "hidden";
-  case Param::Heads:
-    return "heads";
-  case Param::HeadDim:
-    return "head_dim";
-  case Param::Ffn:
-    return "ffn";
-  case Param::Seq:
-    return "seq";
-  }
-  return "none";
-}
-
-DimSources tshape::analysis::dimSources(const std::string &role) {
-  auto fwd = [](const std::string &base) -> DimSources {
-    using P = Param;
-    if (base == "qkv" || base == "attn_out")
-      return {P::None, P::Seq, P::Hidden, P::Hidden};
-    if (base == "attn_score" || base == "attn_value_dp")
-      return {P::Heads, P::Seq, P::Seq, P::HeadDim};
-    if (base == "attn_value" || base == "attn_value_dv" ||
-        base == "attn_score_dq" || base == "attn_score_dk")
-      return {P::Heads, P::Seq, P::HeadDim, P::Seq};
-    if (base == "mlp_gate" || base == "mlp_up")
-      return {P::None, P::Seq, P::Ffn, P::Hidden};
-    if (base == "mlp_down")
-      return {P::None, P::Seq, P::Hidden, P::Ffn};
-    if (base == "logits")
-      return {P::None, P::Seq, P::Vocab, P::Hidden};
-    return {};
-  };
-  auto strip = [&](const char *suffix) {
-    size_t n = strlen(suffix);
-    return role.size() > n && role.compare(role.size() - n, n, suffix) == 0
-               ? role.substr(0, role.size() - n)
-               : std::string();
-  };
-  // dX = dY . W: (M x N).(N x K); dW = X^T . dY: (K x M).(M x N).
-  if (std::string base = strip("_dgrad"); !base.empty()) {
-    DimSources f = fwd(base);
-    return {f.batch, f.m, f.k, f.n};
-  }
-  if (std::string base = strip("_wgrad"); !base.empty()) {
-    DimSources f = fwd(base);
-    return {f.batch, f.k, f.n, f.m};
-  }
-  return fwd(role);
-}
 
 //===----------------------------------------------------------------------===//
 // Prediction, flags and causes
@@ -93,18 +39,25 @@ std::string fmt(const char *f, double v) {
   return buf;
 }
 
-std::string dimLabel(const char *dim, int64_t value, Param p) {
+/// "N = 11006 (ffn)": the size and, when the model defined the GEMM, the
+/// expression it came from (parallel degrees of 1 left out).
+std::string dimLabel(const char *dim, int64_t value,
+                     const model::Dim *source, const model::Bindings *env) {
   std::string s = std::string(dim) + " = " + std::to_string(value);
-  if (p != Param::None)
-    s += std::string(" (") + paramName(p) + ")";
+  if (source && env && source->expr.kind() != model::DimExpr::Kind::Const)
+    s += " (" + source->expr.withoutUnitDegrees(*env).str() + ")";
   return s;
 }
 } // namespace
 
 void ShapeAnalysis::predict(GemmRecord &r) {
   r.causes.clear();
+  r.faultBatch = r.faultM = r.faultN = r.faultK = false;
   const GemmProblem &p = r.problem;
-  DimSources src = dimSources(r.name);
+  const model::Bindings *env = r.spec ? &r.spec->env : nullptr;
+  const model::Dim *srcM = r.spec ? &r.spec->m : nullptr;
+  const model::Dim *srcN = r.spec ? &r.spec->n : nullptr;
+  const model::Dim *srcK = r.spec ? &r.spec->k : nullptr;
   if (r.fusedGroup >= 0) {
     if (!r.fusedPrimary) {
       r.predictedUs = 0;
@@ -117,6 +70,7 @@ void ShapeAnalysis::predict(GemmRecord &r) {
     if (r.fused.supported) {
       r.predictedUs = r.fused.predictedUs;
       r.lossFraction = 1 - r.fused.headDimEfficiency;
+      r.faultK |= r.fused.headDimEfficiency < 1;
       if (r.fused.headDimEfficiency < 1)
         r.causes.push_back(
             "head_dim " + std::to_string(p.k) +
@@ -158,11 +112,13 @@ void ShapeAnalysis::predict(GemmRecord &r) {
   }
 
   const int64_t eb = model::dtypeBytes(p.dtype);
-  auto alignCause = [&](const char *dim, const DimAlignment &a, Param ps) {
+  auto alignCause = [&](const char *dim, const DimAlignment &a,
+                        const model::Dim *ps) {
     if (a.vectorBytes >= 16)
       return;
+    (dim[0] == 'M' ? r.faultM : dim[0] == 'N' ? r.faultN : r.faultK) = true;
     r.causes.push_back(
-        dimLabel(dim, a.elements, ps) + " is not a multiple of " +
+        dimLabel(dim, a.elements, ps, env) + " is not a multiple of " +
         std::to_string(target.minAlignBytes / eb) + " (" +
         model::dtypeName(p.dtype) + ", " +
         std::to_string(target.minAlignBytes) + " bytes): " +
@@ -170,28 +126,31 @@ void ShapeAnalysis::predict(GemmRecord &r) {
         fmt("%.2fx", alignmentFactor(a.vectorBytes)) + " throughput");
   };
   std::set<std::string> seen;
-  auto once = [&](const char *dim, const DimAlignment &a, Param ps) {
+  auto once = [&](const char *dim, const DimAlignment &a,
+                  const model::Dim *ps) {
     if (seen.insert(dim).second)
       alignCause(dim, a, ps);
   };
-  once(p.transA ? "M" : "K", e.lda, p.transA ? src.m : src.k);
-  once(p.transB ? "K" : "N", e.ldb, p.transB ? src.k : src.n);
-  once("N", e.ldc, src.n);
+  once(p.transA ? "M" : "K", e.lda, p.transA ? srcM : srcK);
+  once(p.transB ? "K" : "N", e.ldb, p.transB ? srcK : srcN);
+  once("N", e.ldc, srcN);
+  r.faultK |= e.kEfficiency < 0.999;
   if (e.kEfficiency < 0.999)
-    r.causes.push_back(dimLabel("K", p.k, src.k) + " fills " +
+    r.causes.push_back(dimLabel("K", p.k, srcK, env) + " fills " +
                        fmt("%.0f%%", 100 * e.kEfficiency) + " of its " +
                        std::to_string(target.kTileBytes / eb) +
                        "-element K steps");
   if (!e.memoryBound && e.tileEfficiency < 0.999) {
     double effM = double(p.m) / double(e.tilesM * e.tile.m);
     double effN = double(p.n) / double(e.tilesN * e.tile.n);
+    (effM < effN ? r.faultM : r.faultN) = true;
     if (effM < effN)
-      r.causes.push_back(dimLabel("M", p.m, src.m) + " fills " +
+      r.causes.push_back(dimLabel("M", p.m, srcM, env) + " fills " +
                          fmt("%.0f%%", 100 * effM) + " of " +
                          std::to_string(e.tilesM) + " tiles of " +
                          std::to_string(e.tile.m) + " rows");
     else
-      r.causes.push_back(dimLabel("N", p.n, src.n) + " fills " +
+      r.causes.push_back(dimLabel("N", p.n, srcN, env) + " fills " +
                          fmt("%.0f%%", 100 * effN) + " of " +
                          std::to_string(e.tilesN) + " tiles of " +
                          std::to_string(e.tile.n) + " columns");
@@ -230,15 +189,20 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
       layers.insert(r.layer);
       inLayers += r.predictedUs;
     }
-    const std::string &n = r.name;
-    if (n.rfind("qkv", 0) == 0 || n.rfind("attn_", 0) == 0)
-      t.attentionShare += r.predictedUs;
-    else if (n.rfind("mlp_", 0) == 0)
-      t.mlpShare += r.predictedUs;
-    else if (n.rfind("logits", 0) == 0)
-      t.logitsShare += r.predictedUs;
-    else
+    if (!r.spec)
       t.otherShare += r.predictedUs;
+    else
+      switch (r.spec->group()) {
+      case model::RoleGroup::Attention:
+        t.attentionShare += r.predictedUs;
+        break;
+      case model::RoleGroup::Mlp:
+        t.mlpShare += r.predictedUs;
+        break;
+      case model::RoleGroup::Logits:
+        t.logitsShare += r.predictedUs;
+        break;
+      }
     if (r.fusedGroup >= 0) {
       if (r.fusedPrimary && r.fused.supported)
         t.lostFusedHeadDimUs +=
@@ -262,95 +226,101 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
 //===----------------------------------------------------------------------===//
 // Findings
 //===----------------------------------------------------------------------===//
+//
+// A finding changes one hyperparameter. It is read from the GEMMs' size
+// expressions: every GEMM whose batch, M, N or K mentions the parameter is
+// re-evaluated with a candidate value from the shared neighbourhood
+// (Neighbourhood.h), re-predicted, and the candidate kept when the GEMMs it
+// sizes run faster per FLOP. No role is interpreted here.
+
+bool tshape::analysis::sizedBy(const GemmRecord &r, Param p) {
+  if (!r.spec || !r.spec->env.has(p))
+    return false;
+  const model::GemmSpec &g = *r.spec;
+  return g.batch.expr.mentions(p) || g.m.expr.mentions(p) ||
+         g.n.expr.mentions(p) || g.k.expr.mentions(p);
+}
+
+bool tshape::analysis::blames(const GemmRecord &r, Param p) {
+  if (!sizedBy(r, p))
+    return false;
+  const model::GemmSpec &g = *r.spec;
+  return (r.faultBatch && g.batch.expr.mentions(p)) ||
+         (r.faultM && g.m.expr.mentions(p)) ||
+         (r.faultN && g.n.expr.mentions(p)) ||
+         (r.faultK && g.k.expr.mentions(p));
+}
+
+bool ShapeAnalysis::evaluate(
+    const std::vector<std::pair<const GemmRecord *, int64_t>> &records,
+    Param p, int64_t to, Change &out) {
+  out = Change();
+  auto flopsOf = [](const GemmRecord &r) {
+    return r.fusedGroup >= 0 ? (r.fusedPrimary ? r.fused.flops : 0)
+                             : r.estimate.flops;
+  };
+  for (auto [r, weight] : records) {
+    GemmRecord copy = *r;
+    model::GemmSpec &g = *copy.spec;
+    g.env.set(p, to);
+    if (model::checkBindings(g.env))
+      return false;
+    bool changed = false;
+    for (auto [dim, size] :
+         {std::pair<int64_t *, model::Dim *>{&copy.problem.batch, &g.batch},
+          {&copy.problem.m, &g.m},
+          {&copy.problem.n, &g.n},
+          {&copy.problem.k, &g.k}}) {
+      std::optional<int64_t> v = size->expr.eval(g.env);
+      if (!v || *v <= 0)
+        return false;
+      changed |= *v != *dim;
+      *dim = size->value = *v;
+    }
+    // A GEMM whose sizes do not change costs the same either way.
+    if (!changed)
+      continue;
+    predict(copy);
+    const double w = double(weight);
+    out.baseUs += r->predictedUs * w;
+    out.baseFlops += flopsOf(*r) * w;
+    out.us += copy.predictedUs * w;
+    out.flops += flopsOf(copy) * w;
+  }
+  return out.us > 0 && out.baseUs > 0 && out.flops > 0 && out.baseFlops > 0;
+}
 
 namespace {
-bool sizes(const DimSources &s, Param p) {
-  if (p == Param::HeadDim)
-    return s.m == p || s.n == p || s.k == p || s.batch == Param::Heads;
-  if (p == Param::Hidden)
-    return s.m == p || s.n == p || s.k == p || s.m == Param::HeadDim ||
-           s.n == Param::HeadDim || s.k == Param::HeadDim;
-  return s.m == p || s.n == p || s.k == p;
+/// The parameters a finding may change, in the order they are tried.
+constexpr Param kFindingParams[] = {Param::Vocab, Param::Heads,
+                                    Param::HeadDim, Param::Ffn,
+                                    Param::Hidden, Param::Seq};
+
+/// A key that is equal for GEMMs that predict the same at any value of a
+/// parameter: identical layers are evaluated once and counted.
+std::string shapeKey(const GemmRecord &r) {
+  std::string k = r.name;
+  const model::GemmSpec &g = *r.spec;
+  for (const model::Dim *d : {&g.batch, &g.m, &g.n, &g.k})
+    k += "|" + d->expr.str();
+  for (size_t i = 0; i < model::kNumParams; ++i)
+    k += "|" + std::to_string(g.env.get(Param(i)).value_or(-1));
+  k += "|" + std::to_string(int(r.problem.dtype)) +
+       std::to_string(r.problem.transA) + std::to_string(r.problem.transB) +
+       std::to_string(r.fusedGroup >= 0) + std::to_string(r.fusedPrimary) +
+       std::to_string(r.causal);
+  return k;
 }
 
-/// `dim` scaled by to/from; false when the result is not whole.
-bool scale(int64_t &dim, int64_t from, int64_t to) {
-  __int128 v = (__int128)dim * to;
-  if (v % from != 0)
-    return false;
-  dim = (int64_t)(v / from);
-  return dim > 0;
+/// hidden/heads, or 0 when the head dim is explicit or not bound.
+int64_t implicitHeadDim(const model::Bindings &env) {
+  if (env.has(Param::HeadDim) || !env.has(Param::Hidden) ||
+      !env.has(Param::Heads) || *env.get(Param::Heads) <= 0)
+    return 0;
+  int64_t h = *env.get(Param::Hidden), a = *env.get(Param::Heads);
+  return h % a == 0 ? h / a : 0;
 }
-
-/// The GEMM with parameter `p` changed from `from` to `to`.
-bool rescale(GemmProblem &q, const DimSources &s, Param p, int64_t from,
-             int64_t to) {
-  auto hit = [&](Param d) {
-    return d == p || (p == Param::Hidden && d == Param::HeadDim);
-  };
-  for (auto [dim, src] : {std::pair<int64_t *, Param>{&q.m, s.m},
-                          {&q.n, s.n},
-                          {&q.k, s.k}})
-    if (hit(src) && !scale(*dim, from, to))
-      return false;
-  // Fixed hidden: more, smaller heads (or fewer, larger ones).
-  if (p == Param::HeadDim && s.batch == Param::Heads)
-    return scale(q.batch, to, from);
-  return true;
-}
-
-int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 } // namespace
-
-int64_t ShapeAnalysis::parameterValue(const std::vector<GemmRecord> &records,
-                                      Param p) const {
-  for (const GemmRecord &r : records) {
-    DimSources s = dimSources(r.name);
-    bool perRank = p == Param::Vocab || p == Param::Ffn;
-    // Forward roles only, where each source is read directly.
-    if (r.name.find("_dgrad") != std::string::npos ||
-        r.name.find("_wgrad") != std::string::npos)
-      continue;
-    int64_t v = 0;
-    if (s.n == p)
-      v = r.problem.n;
-    else if (s.k == p)
-      v = r.problem.k;
-    else if (s.m == p && p != Param::Seq)
-      v = r.problem.m;
-    else if (p == Param::Seq && s.batch == Param::Heads)
-      v = r.problem.m; // attention GEMMs are s x s
-    if (v)
-      return perRank ? v * tp : v;
-  }
-  return 0;
-}
-
-bool ShapeAnalysis::evaluate(const std::vector<GemmRecord> &records, Param p,
-                             int64_t from, int64_t to, double &flops,
-                             double &us) {
-  flops = us = 0;
-  // Per rank for vocab and ffn.
-  bool perRank = p == Param::Vocab || p == Param::Ffn;
-  int64_t f = perRank ? from / tp : from, t = perRank ? to / tp : to;
-  if (perRank && (from % tp || to % tp))
-    return false;
-  for (const GemmRecord &r : records) {
-    DimSources s = dimSources(r.name);
-    if (!sizes(s, p))
-      continue;
-    GemmRecord copy = r;
-    if (!rescale(copy.problem, s, p, f, t))
-      return false;
-    predict(copy);
-    us += copy.predictedUs;
-    if (copy.fusedGroup >= 0)
-      flops += copy.fusedPrimary ? copy.fused.flops : 0;
-    else
-      flops += copy.estimate.flops;
-  }
-  return us > 0;
-}
 
 std::vector<Finding>
 ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
@@ -358,99 +328,119 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
   double step = 0;
   for (const GemmRecord &r : records)
     step += r.predictedUs;
-  for (Param p : {Param::Vocab, Param::HeadDim, Param::Ffn, Param::Hidden,
-                  Param::Seq}) {
-    // Flagged GEMMs whose causes name this parameter.
-    int64_t flagged = 0;
-    std::string firstCause;
-    std::string tag = std::string("(") + paramName(p) + ")";
+  for (Param p : kFindingParams) {
+    // The values this parameter takes in the program (one, unless blocks
+    // of different shapes were written by hand).
+    std::set<int64_t> values;
     for (const GemmRecord &r : records)
-      if (r.flagged)
-        for (const std::string &c : r.causes)
-          if (c.find(tag) != std::string::npos ||
-              (p == Param::HeadDim && c.rfind("head_dim", 0) == 0)) {
-            ++flagged;
-            if (firstCause.empty())
-              firstCause = r.name + ": " + c;
-            break;
-          }
-    if (!flagged)
-      continue;
-    int64_t value = parameterValue(records, p);
-    if (value <= 0)
-      continue;
-    double baseFlops, baseUs;
-    if (!evaluate(records, p, value, value, baseFlops, baseUs))
-      continue;
-    // Candidates: multiples of the best alignment (times t where the size
-    // is split across ranks) near the value.
-    const GemmRecord *any = nullptr;
-    for (const GemmRecord &r : records)
-      if (sizes(dimSources(r.name), p))
+      if (sizedBy(r, p))
+        values.insert(*r.spec->env.get(p));
+    for (int64_t value : values) {
+      auto hasValue = [&](const GemmRecord &r) {
+        return sizedBy(r, p) && r.spec->env.get(p) == value;
+      };
+      int64_t flagged = 0;
+      std::string firstCause;
+      std::map<std::string, std::pair<const GemmRecord *, int64_t>> groups;
+      const GemmRecord *any = nullptr;
+      for (const GemmRecord &r : records) {
+        if (!hasValue(r))
+          continue;
         any = &r;
-    int64_t align = std::max<int64_t>(
-        1, target.bestAlignBytes / model::dtypeBytes(any->problem.dtype));
-    if (p == Param::Vocab || p == Param::Ffn)
-      align *= tp;
-    std::vector<int64_t> cands;
-    if (p == Param::HeadDim) {
-      // Nearby head dims (half to double) that fit the kernel range.
-      for (int64_t d = align; d <= std::min<int64_t>(256, 2 * value);
-           d += align)
-        if (d != value && 2 * d >= value)
-          cands.push_back(d);
-    } else {
-      int64_t lo = p == Param::Vocab ? value : (int64_t)(value * 0.97);
-      int64_t hi = (int64_t)std::ceil(value * 1.03);
-      for (int64_t c = roundUp(std::max<int64_t>(lo, 1), align); c <= hi;
-           c += align)
-        if (c != value)
-          cands.push_back(c);
-    }
-    double baseRate = baseFlops / baseUs;
-    struct Cand {
-      int64_t value;
-      double speedup, savedUs;
-    };
-    std::vector<Cand> scored;
-    double top = 1;
-    for (int64_t c : cands) {
-      double fl, us;
-      if (!evaluate(records, p, value, c, fl, us))
-        continue;
-      double speedup = (fl / us) / baseRate;
-      scored.push_back({c, speedup, baseUs - us * (baseFlops / fl)});
-      top = std::max(top, speedup);
-    }
-    // The smallest change among those within 1% of the best throughput.
-    Finding best;
-    best.parameter = p;
-    best.value = value;
-    for (const Cand &c : scored)
-      if (c.speedup > 1.005 && c.speedup >= top / 1.01 &&
-          (!best.suggested ||
-           std::llabs(c.value - value) < std::llabs(best.suggested - value))) {
-        best.suggested = c.value;
-        best.estimatedSpeedup = c.speedup;
-        best.timeSavedUs = c.savedUs;
+        auto [it, inserted] = groups.try_emplace(shapeKey(r), &r, 0);
+        ++it->second.second;
+        if (!r.flagged || !blames(r, p))
+          continue;
+        ++flagged;
+        if (firstCause.empty() && !r.causes.empty())
+          firstCause = r.name + ": " + r.causes.front();
       }
-    if (!best.suggested)
-      continue;
-    best.gemms = flagged;
-    best.stepSpeedup = step / std::max(1e-9, step - best.timeSavedUs);
-    char buf[256];
-    snprintf(buf, sizeof(buf),
-             "%s %lld sizes %lld flagged GEMM(s), e.g. %s; %s %lld predicts "
-             "%.2fx on the GEMMs it sizes (%.2fx per step)",
-             paramName(p), (long long)value, (long long)flagged,
-             firstCause.c_str(), paramName(p), (long long)best.suggested,
-             best.estimatedSpeedup, best.stepSpeedup);
-    best.reason = buf;
-    out.push_back(best);
+      if (!flagged)
+        continue;
+      std::vector<std::pair<const GemmRecord *, int64_t>> members;
+      for (auto &[key, member] : groups)
+        members.push_back(member);
+      const int64_t eb = model::dtypeBytes(any->problem.dtype);
+      NeighbourhoodContext ctx;
+      ctx.bestAlign = std::max<int64_t>(1, target.bestAlignBytes / eb);
+      ctx.minAlign = std::max<int64_t>(1, target.minAlignBytes / eb);
+      ctx.tp = any->spec->env.get(Param::Tp).value_or(1);
+      const model::Bindings &env = any->spec->env;
+      const int64_t headDimBefore = implicitHeadDim(env);
+      Neighbourhood cands = neighbourhood(p, value, ctx);
+      struct Cand {
+        int64_t value;
+        double speedup, savedUs;
+      };
+      std::vector<Cand> scored;
+      double top = 1;
+      // A finding suggests a nearby fix: within 3% of the value (or one
+      // alignment step), a subset of the search's neighbourhood; the shape
+      // search explores all of it under the parameter budget.
+      int64_t step = p == Param::Hidden ? ctx.minAlign : ctx.bestAlign;
+      if (model::paramInfo(p).splitBy)
+        step *= ctx.tp;
+      const double radius = std::max(0.03 * double(value), double(step));
+      const bool discrete = p == Param::Heads || p == Param::HeadDim;
+      for (int64_t c : cands.values) {
+        if (!discrete && std::fabs(double(c - value)) > radius)
+          continue;
+        // Heads at a fixed hidden size change the head dim: keep it in the
+        // range and alignment the shape search keeps (ShapeSearch.h).
+        if (p == Param::Heads && headDimBefore) {
+          model::Bindings e = env;
+          e.set(p, c);
+          int64_t d = implicitHeadDim(e);
+          if (!d || d < ctx.minHeadDim || d > ctx.maxHeadDim ||
+              d % ctx.bestAlign != 0)
+            continue;
+        }
+        Change ch;
+        if (!evaluate(members, p, c, ch))
+          continue;
+        double speedup = (ch.flops / ch.us) / (ch.baseFlops / ch.baseUs);
+        scored.push_back(
+            {c, speedup, ch.baseUs - ch.us * (ch.baseFlops / ch.flops)});
+        top = std::max(top, speedup);
+      }
+      // The smallest change among those within 1% of the best throughput.
+      Finding best;
+      best.parameter = p;
+      best.value = value;
+      for (const Cand &c : scored)
+        if (c.speedup > 1.005 && c.speedup >= top / 1.01 &&
+            (!best.suggested || std::llabs(c.value - value) <
+                                    std::llabs(best.suggested - value))) {
+          best.suggested = c.value;
+          best.estimatedSpeedup = c.speedup;
+          best.timeSavedUs = c.savedUs;
+        }
+      if (!best.suggested)
+        continue;
+      if (headDimBefore && (p == Param::Heads || p == Param::Hidden)) {
+        model::Bindings e = env;
+        e.set(p, best.suggested);
+        best.effect = "head_dim " + std::to_string(headDimBefore) + " -> " +
+                      std::to_string(implicitHeadDim(e));
+      }
+      best.gemms = flagged;
+      best.stepSpeedup = step / std::max(1e-9, step - best.timeSavedUs);
+      char buf[512];
+      snprintf(buf, sizeof(buf),
+               "%s %lld sizes %lld flagged GEMM(s), e.g. %s; %s %lld%s%s%s "
+               "predicts %.2fx on the GEMMs it sizes (%.2fx per step)",
+               paramName(p), (long long)value, (long long)flagged,
+               firstCause.c_str(), paramName(p), (long long)best.suggested,
+               best.effect.empty() ? "" : " (", best.effect.c_str(),
+               best.effect.empty() ? "" : ")", best.estimatedSpeedup,
+               best.stepSpeedup);
+      best.reason = buf;
+      out.push_back(best);
+    }
   }
-  std::stable_sort(out.begin(), out.end(), [](const Finding &a,
-                                              const Finding &b) {
-    return a.timeSavedUs > b.timeSavedUs;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Finding &a, const Finding &b) {
+                     return a.timeSavedUs > b.timeSavedUs;
+                   });
   return out;
 }

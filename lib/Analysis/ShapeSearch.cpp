@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/ShapeSearch.h"
+#include "tshape/Analysis/Neighbourhood.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +17,14 @@ using namespace tshape::analysis;
 using model::ModelConfig;
 
 const std::vector<std::string> &tshape::analysis::searchableParameters() {
-  static const std::vector<std::string> names = {"vocab", "heads", "kv_heads",
-                                                 "ffn", "hidden"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (model::Param p : {model::Param::Vocab, model::Param::Heads,
+                           model::Param::KvHeads, model::Param::Ffn,
+                           model::Param::Hidden})
+      n.push_back(model::paramName(p));
+    return n;
+  }();
   return names;
 }
 
@@ -29,14 +36,18 @@ std::vector<GemmRecord> toRecords(const ModelConfig &c,
   std::vector<GemmRecord> records;
   for (const model::GemmSpec &g : gemms) {
     GemmRecord r;
-    r.name = g.role;
+    r.name = g.name();
     r.layer = g.layer;
     r.location = c.name;
-    r.problem = {g.batch, g.m, g.n, g.k, c.dtype, g.transA, g.transB};
-    if (c.attention.fused &&
-        (g.role == "attn_score" || g.role == "attn_value")) {
+    r.problem = {g.batch.value, g.m.value, g.n.value, g.k.value,
+                 c.dtype,       g.transA,  g.transB};
+    r.spec = g;
+    bool scores = g.role == model::Role::AttnScore,
+         values = g.role == model::Role::AttnValue;
+    if (c.attention.fused && g.pass == model::GemmPass::Forward &&
+        (scores || values)) {
       r.fusedGroup = g.layer;
-      r.fusedPrimary = g.role == "attn_score";
+      r.fusedPrimary = scores;
       r.causal = c.attention.causal;
     }
     records.push_back(r);
@@ -60,8 +71,12 @@ bool tshape::analysis::validateSearchOptions(const SearchOptions &o,
   for (const std::string &v : o.vary)
     if (std::find(searchableParameters().begin(), searchableParameters().end(),
                   v) == searchableParameters().end()) {
-      error = "unknown parameter '" + v +
-              "' in vary (expected vocab, heads, kv_heads, ffn, hidden)";
+    {
+      std::string list;
+      for (const std::string &n : searchableParameters())
+        list += (list.empty() ? "" : ", ") + n;
+      error = "unknown parameter '" + v + "' in vary (expected " + list + ")";
+    }
       return false;
     }
   if (o.minHeadDim <= 0 || o.maxHeadDim < o.minHeadDim) {
@@ -116,15 +131,12 @@ std::string ShapeSearch::violation(const ModelConfig &original,
 }
 
 namespace {
-int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-
-/// Multiples of `step` in [lo, hi], plus `keep`.
-std::vector<int64_t> multiples(int64_t lo, int64_t hi, int64_t step,
-                               int64_t keep) {
-  std::vector<int64_t> out = {keep};
-  for (int64_t v = roundUp(std::max<int64_t>(lo, 1), step); v <= hi; v += step)
-    if (v != keep)
-      out.push_back(v);
+/// The current value, then its neighbourhood (Neighbourhood.h).
+std::vector<int64_t> around(model::Param p, int64_t value,
+                            const NeighbourhoodContext &ctx) {
+  std::vector<int64_t> out = {value};
+  for (int64_t v : neighbourhood(p, value, ctx).values)
+    out.push_back(v);
   return out;
 }
 } // namespace
@@ -138,21 +150,24 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   const int64_t align = std::max<int64_t>(1, target.bestAlignBytes / eb);
   auto varies = [&](const char *p) { return o.vary.count(p) > 0; };
 
-  // Neighbourhoods (docs/optimize-shapes.md).
+  // Neighbourhoods (Neighbourhood.h, docs/optimize-shapes.md): the same
+  // candidates a finding of the report may suggest.
+  NeighbourhoodContext ctx;
+  ctx.bestAlign = align;
+  ctx.minAlign = std::max<int64_t>(1, target.minAlignBytes / eb);
+  ctx.tp = c.tp;
+  ctx.minHeadDim = o.minHeadDim;
+  ctx.maxHeadDim = o.maxHeadDim;
+  using model::Param;
   std::vector<int64_t> vocabs = {c.vocab};
-  if (varies("vocab")) // the next 8 multiples of align x t (only growth)
-    vocabs = multiples(c.vocab, roundUp(c.vocab, align * c.tp) +
-                                    7 * align * c.tp,
-                       align * c.tp, c.vocab);
+  if (varies("vocab"))
+    vocabs = around(Param::Vocab, c.vocab, ctx);
   std::vector<int64_t> ffns = {c.mlp.inner};
   if (varies("ffn"))
-    ffns = multiples((int64_t)(c.mlp.inner * 0.92),
-                     (int64_t)std::ceil(c.mlp.inner * 1.08), align * c.tp,
-                     c.mlp.inner);
+    ffns = around(Param::Ffn, c.mlp.inner, ctx);
   std::vector<int64_t> hiddens = {c.hidden};
   if (varies("hidden"))
-    hiddens = multiples((int64_t)(c.hidden * 0.97),
-                        (int64_t)std::ceil(c.hidden * 1.03), align, c.hidden);
+    hiddens = around(Param::Hidden, c.hidden, ctx);
 
   SearchResult res;
   res.before = c;
@@ -179,9 +194,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     // dim in [minHeadDim, maxHeadDim], or keep an explicit head dim.
     std::vector<int64_t> headsList = {a};
     if (varies("heads"))
-      for (int64_t a2 = std::max<int64_t>(1, a / 2); a2 <= 2 * a; ++a2) {
-        if (a2 == a)
-          continue;
+      for (int64_t a2 : neighbourhood(Param::Heads, a, ctx).values) {
         int64_t d = explicitHeadDim ? c.attention.headDim : h / a2;
         if (!explicitHeadDim && h % a2 != 0)
           continue;

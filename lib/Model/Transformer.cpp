@@ -228,112 +228,185 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
 // GEMMs
 //===----------------------------------------------------------------------===//
 
-std::optional<RankShape> tshape::model::rankShape(const ModelConfig &c) {
-  if (c.tp <= 0 || c.attention.heads <= 0 || c.attention.kvHeads <= 0)
-    return std::nullopt;
-  auto tokens = checkedMul(c.microbatch, c.seq);
-  if (!tokens)
-    return std::nullopt;
-  RankShape r;
-  r.tokens = *tokens;
-  r.headsPerRank = c.attention.heads / c.tp;
-  r.kvPerRank = std::max<int64_t>(1, c.attention.kvHeads / c.tp);
-  r.headDim = c.headDim();
-  r.innerPerRank = c.mlp.inner / c.tp;
-  r.vocabPerRank = c.vocab / c.tp;
-  return r;
-}
-
-std::optional<int64_t> GemmSpec::flops() const {
-  return checkedMul(2, checkedProduct({batch, m, n, k}));
+Bindings tshape::model::bindings(const ModelConfig &c) {
+  // Sizes of 0 are unset (a block model built for one op, such as the LM
+  // head, knows no heads): leave them unbound.
+  Bindings env;
+  auto set = [&](Param p, int64_t v) {
+    if (v != 0)
+      env.set(p, v);
+  };
+  set(Param::Microbatch, c.microbatch);
+  set(Param::Seq, c.seq);
+  set(Param::Hidden, c.hidden);
+  set(Param::Heads, c.attention.heads);
+  if (c.attention.kvHeads != c.attention.heads)
+    set(Param::KvHeads, c.attention.kvHeads);
+  set(Param::HeadDim, c.attention.headDim);
+  set(Param::Ffn, c.mlp.inner);
+  set(Param::Vocab, c.vocab);
+  c.parallelism().bind(env);
+  return env;
 }
 
 namespace {
-GemmSpec gemm(const char *role, int64_t layer, int64_t batch, int64_t m,
-              int64_t n, int64_t k, bool transA, bool transB) {
+using E = DimExpr;
+E P(Param p) { return E::param(p); }
+
+/// Sizes shared by the block models, as expressions.
+struct Sizes {
+  E tokens = tokensPerRank();
+  E hidden = P(Param::Hidden);
+  E headDim, headsR, kvR;
+  explicit Sizes(const ModelConfig &c) {
+    headDim = c.attention.headDim ? P(Param::HeadDim)
+                                  : P(Param::Hidden) / P(Param::Heads);
+    headsR = perRank(Param::Heads);
+    kvR = c.attention.kvHeads == c.attention.heads ? headsR
+                                                   : perRank(Param::KvHeads);
+  }
+};
+
+/// A GEMM whose sizes are the given expressions evaluated with `c`'s
+/// bindings; a size without a value (an invalid config) is 0.
+GemmSpec gemm(const ModelConfig &c, Role role, int64_t layer, E batch, E m,
+              E n, E k, bool transA, bool transB) {
   GemmSpec g;
   g.role = role;
   g.layer = layer;
-  g.batch = batch;
-  g.m = m;
-  g.n = n;
-  g.k = k;
+  g.env = bindings(c);
+  for (auto [dim, e] : {std::pair<Dim *, E *>{&g.batch, &batch},
+                        {&g.m, &m},
+                        {&g.n, &n},
+                        {&g.k, &k}}) {
+    dim->expr = *e;
+    dim->value = e->eval(g.env, &g.overflow).value_or(0);
+  }
   g.transA = transA;
   g.transB = transB;
   return g;
 }
-
-/// Backward of a weight GEMM Y[M,N] = X[M,K] . W[N,K]^T:
-///   data gradient   dX = dY . W     : (M x N) . (N x K)
-///   weight gradient dW = X^T . dY   : (K x M) . (M x N)
-void addWeightBackward(std::vector<GemmSpec> &out, const GemmSpec &fwd) {
-  out.push_back(gemm("", fwd.layer, 1, fwd.m, fwd.k, fwd.n, false, false));
-  out.back().role = fwd.role + "_dgrad";
-  out.push_back(gemm("", fwd.layer, 1, fwd.k, fwd.n, fwd.m, true, false));
-  out.back().role = fwd.role + "_wgrad";
-}
 } // namespace
 
-std::vector<GemmSpec> tshape::model::layerGemms(const ModelConfig &c, int64_t layer,
-                                         bool training) {
+std::optional<RankShape> tshape::model::rankShape(const ModelConfig &c) {
+  if (c.tp <= 0 || c.attention.heads <= 0 || c.attention.kvHeads <= 0)
+    return std::nullopt;
+  Bindings env = bindings(c);
+  Sizes z(c);
+  auto tokens = z.tokens.eval(env);
+  if (!tokens)
+    return std::nullopt;
+  RankShape r;
+  r.tokens = *tokens;
+  r.headsPerRank = z.headsR.eval(env).value_or(0);
+  r.kvPerRank = z.kvR.eval(env).value_or(0);
+  r.headDim = c.headDim();
+  r.innerPerRank = perRank(Param::Ffn).eval(env).value_or(0);
+  r.vocabPerRank = perRank(Param::Vocab).eval(env).value_or(0);
+  return r;
+}
+
+std::vector<GemmSpec> tshape::model::attentionGemms(const ModelConfig &c,
+                                                    int64_t layer) {
+  Sizes z(c);
+  const E s = P(Param::Seq);
+  // Scores and values are batched over the microbatch's heads on this rank.
+  const E heads = P(Param::Microbatch) * z.headsR;
+  return {
+      gemm(c, Role::Qkv, layer, E(), z.tokens,
+           (z.headsR + E::constant(2) * z.kvR) * z.headDim, z.hidden, false,
+           true),
+      gemm(c, Role::AttnScore, layer, heads, s, s, z.headDim, false, true),
+      gemm(c, Role::AttnValue, layer, heads, s, z.headDim, s, false, false),
+      gemm(c, Role::AttnOut, layer, E(), z.tokens, z.hidden,
+           z.headsR * z.headDim, false, true),
+  };
+}
+
+std::vector<GemmSpec> tshape::model::mlpGemms(const ModelConfig &c,
+                                              int64_t layer) {
+  Sizes z(c);
+  const E f = perRank(Param::Ffn);
   std::vector<GemmSpec> out;
-  auto rs = rankShape(c);
-  if (!rs)
-    return out;
-  const int64_t bs = rs->tokens, d = rs->headDim, s = c.seq, h = c.hidden;
-  const int64_t heads = c.microbatch * rs->headsPerRank;
-  GemmSpec qkv = gemm("qkv", layer, 1, bs,
-                      (rs->headsPerRank + 2 * rs->kvPerRank) * d, h, false,
-                      true);
-  GemmSpec score = gemm("attn_score", layer, heads, s, s, d, false, true);
-  GemmSpec value = gemm("attn_value", layer, heads, s, d, s, false, false);
-  GemmSpec proj =
-      gemm("attn_out", layer, 1, bs, h, rs->headsPerRank * d, false, true);
-  GemmSpec gate = gemm("mlp_gate", layer, 1, bs, rs->innerPerRank, h, false,
-                       true);
-  GemmSpec up = gemm("mlp_up", layer, 1, bs, rs->innerPerRank, h, false, true);
-  GemmSpec down =
-      gemm("mlp_down", layer, 1, bs, h, rs->innerPerRank, false, true);
-
-  out = {qkv, score, value, proj};
-  if (c.mlp.gated)
-    out.push_back(gate);
-  out.push_back(up);
-  out.push_back(down);
-  if (!training)
-    return out;
-
-  // Backward, in reverse order of the forward.
-  addWeightBackward(out, down);
-  addWeightBackward(out, up);
-  if (c.mlp.gated)
-    addWeightBackward(out, gate);
-  addWeightBackward(out, proj);
-  // O = P . V:  dP = dO . V^T (s x d).(d x s);  dV = P^T . dO (s x s).(s x d)
-  out.push_back(gemm("attn_value_dp", layer, heads, s, s, d, false, true));
-  out.push_back(gemm("attn_value_dv", layer, heads, s, d, s, true, false));
-  // S = Q . K^T: dQ = dS . K (s x s).(s x d);  dK = dS^T . Q (s x s).(s x d)
-  out.push_back(gemm("attn_score_dq", layer, heads, s, d, s, false, false));
-  out.push_back(gemm("attn_score_dk", layer, heads, s, d, s, true, false));
-  addWeightBackward(out, qkv);
+  auto up = [&](Role r, E width) {
+    out.push_back(
+        gemm(c, r, layer, E(), z.tokens, width, z.hidden, false, true));
+  };
+  if (c.mlp.gated && c.mlp.fusedGateUp) {
+    up(Role::MlpGateUp, E::constant(2) * f);
+  } else {
+    if (c.mlp.gated)
+      up(Role::MlpGate, f);
+    up(Role::MlpUp, f);
+  }
+  out.push_back(
+      gemm(c, Role::MlpDown, layer, E(), z.tokens, z.hidden, f, false, true));
   return out;
 }
 
-std::vector<GemmSpec> tshape::model::modelGemms(const ModelConfig &c, bool training) {
+GemmSpec tshape::model::logitsGemm(const ModelConfig &c) {
+  Sizes z(c);
+  return gemm(c, Role::Logits, -1, E(), z.tokens, perRank(Param::Vocab),
+              z.hidden, false, true);
+}
+
+std::optional<int64_t> GemmSpec::flops() const {
+  // A size without a value (0) comes from a config that breaks a rule,
+  // which checkModel reports; it has no work.
+  if (overflow)
+    return std::nullopt;
+  return checkedMul(2, checkedProduct({batch.value, m.value, n.value, k.value}));
+}
+
+std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
+  auto get = [&](Param p, int64_t dflt) { return env.get(p).value_or(dflt); };
+  int64_t heads = get(Param::Heads, 1);
+  if (!env.has(Param::Heads) && !env.has(Param::KvHeads))
+    return std::nullopt;
+  return checkAttention(get(Param::Hidden, get(Param::HeadDim, 1) * heads),
+                        heads, get(Param::KvHeads, heads),
+                        get(Param::HeadDim, 0), get(Param::Tp, 1));
+}
+
+namespace {
+/// Appends the backward of `forward` (in reverse order of the forward).
+void appendBackward(std::vector<GemmSpec> &out,
+                    const std::vector<GemmSpec> &forward) {
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it)
+    for (GemmSpec &g : backwardGemms(*it))
+      out.push_back(std::move(g));
+}
+} // namespace
+
+std::vector<GemmSpec> tshape::model::layerGemms(const ModelConfig &c,
+                                                int64_t layer, bool training) {
   std::vector<GemmSpec> out;
-  auto rs = rankShape(c);
-  if (!rs)
+  if (!rankShape(c))
+    return out;
+  std::vector<GemmSpec> attn = attentionGemms(c, layer);
+  std::vector<GemmSpec> mlp = mlpGemms(c, layer);
+  out = attn;
+  out.insert(out.end(), mlp.begin(), mlp.end());
+  if (!training)
+    return out;
+  appendBackward(out, mlp);
+  appendBackward(out, attn);
+  return out;
+}
+
+std::vector<GemmSpec> tshape::model::modelGemms(const ModelConfig &c,
+                                                bool training) {
+  std::vector<GemmSpec> out;
+  if (!rankShape(c))
     return out;
   for (int64_t l = 0; l < c.layers; ++l)
     for (GemmSpec &g : layerGemms(c, l, false))
       out.push_back(std::move(g));
-  GemmSpec logits =
-      gemm("logits", -1, 1, rs->tokens, rs->vocabPerRank, c.hidden, false,
-           true);
+  GemmSpec logits = logitsGemm(c);
   out.push_back(logits);
   if (!training)
     return out;
-  addWeightBackward(out, logits);
+  appendBackward(out, {logits});
   const size_t fwdCount = layerGemms(c, 0, false).size();
   for (int64_t l = c.layers - 1; l >= 0; --l) {
     std::vector<GemmSpec> all = layerGemms(c, l, true);
@@ -373,9 +446,7 @@ std::optional<int64_t> tshape::model::countGemmFlops(const ModelConfig &c,
   std::optional<int64_t> layer = 0;
   for (const GemmSpec &g : layerGemms(c, 0, training))
     layer = checkedAdd(layer, g.flops());
-  GemmSpec logits =
-      gemm("logits", -1, 1, rs->tokens, rs->vocabPerRank, c.hidden, false,
-           true);
-  std::optional<int64_t> head = checkedMul(logits.flops(), training ? 3 : 1);
+  std::optional<int64_t> head =
+      checkedMul(logitsGemm(c).flops(), training ? 3 : 1);
   return checkedAdd(checkedMul(layer, c.layers), head);
 }

@@ -38,7 +38,7 @@ std::string renderReport(const target::GpuTarget &t,
                          const model::ModelConfig &c, bool training,
                          bool markdown) {
   std::vector<GemmRecord> records = recordsFor(c, training);
-  ShapeAnalysis a(t, 0.1, c.tp);
+  ShapeAnalysis a(t, 0.1);
   a.analyze(records);
   Totals totals = a.totals(records);
   std::vector<Finding> findings = a.findings(records);

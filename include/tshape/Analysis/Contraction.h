@@ -25,6 +25,9 @@ struct ContractionShape {
   int64_t layer = -1;
   bool transA = false; ///< A's innermost dimension is an M dimension
   bool transB = false; ///< B's innermost dimension is a K dimension
+  /// The model's description, when the op carries its provenance
+  /// (tshape::getGemmProvenance).
+  std::optional<model::GemmSpec> spec;
 };
 
 /// Operand layouts of a contraction: whether A's innermost dimension is an

@@ -12,30 +12,27 @@
 #define TSHAPE_ANALYSIS_SHAPEREPORT_H
 
 #include "tshape/Analysis/GemmModel.h"
+#include "tshape/Model/Gemm.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tshape::analysis {
 
-/// Canonical hyperparameter names (the report's `parameter`).
-enum class Param { None, Vocab, Hidden, Heads, HeadDim, Ffn, Seq };
-const char *paramName(Param p);
-
-/// Which hyperparameter sized each GEMM dimension, from its role; None for
-/// GEMMs without a tshape role. The batch of attention GEMMs is b*heads/t.
-struct DimSources {
-  Param batch = Param::None, m = Param::None, n = Param::None,
-        k = Param::None;
-};
-DimSources dimSources(const std::string &role);
+using model::Param;
+using model::paramName;
 
 /// One GEMM of the program.
 struct GemmRecord {
-  std::string name;     ///< tshape role, or the op name
+  std::string name;     ///< the model's GEMM name, or the op name
+  /// The model's description of this GEMM: role, pass and each size as an
+  /// expression over named parameters with their values. Absent for GEMMs
+  /// the model did not define (foreign IR); those get no finding.
+  std::optional<model::GemmSpec> spec;
   int64_t layer = -1;   ///< -1: not in a layer (logits, foreign IR)
   std::string location; ///< file:line:col, for the report
   GemmProblem problem;
@@ -56,11 +53,16 @@ struct GemmRecord {
   double lossFraction = 0; ///< 1 - useful / issued tensor-core work
   bool flagged = false;
   std::vector<std::string> causes; ///< human-readable, with numbers
+  /// The dimensions a cause blames (alignment, K steps, tile fill, fused
+  /// head-dim padding): batch, M, N, K. Findings read these, never the text.
+  bool faultBatch = false, faultM = false, faultN = false, faultK = false;
 };
 
 struct Finding {
-  Param parameter = Param::None;
-  int64_t value = 0, suggested = 0;
+  Param parameter = Param::Hidden;
+  int64_t value = 0, suggested = 0; ///< the parameter's own (global) values
+  /// What else changes with it (head_dim when it is hidden/heads).
+  std::string effect;
   double estimatedSpeedup = 1; ///< throughput ratio on the GEMMs it sizes
   double timeSavedUs = 0;      ///< per step, at equal FLOPs
   double stepSpeedup = 1;
@@ -77,11 +79,15 @@ struct Totals {
   double flops = 0;
 };
 
+/// Whether the model's expressions for `r` mention `p` (and bind it).
+bool sizedBy(const GemmRecord &r, Param p);
+/// Whether a dimension a cause of `r` blames mentions `p`.
+bool blames(const GemmRecord &r, Param p);
+
 class ShapeAnalysis {
 public:
-  ShapeAnalysis(const target::GpuTarget &target, double threshold,
-                int64_t tp = 1)
-      : target(target), threshold(threshold), tp(tp) {}
+  ShapeAnalysis(const target::GpuTarget &target, double threshold)
+      : target(target), threshold(threshold) {}
 
   /// Predicts every record (cached by shape: the cost of one GEMM does not
   /// depend on how many there are), fills flags and causes.
@@ -99,22 +105,21 @@ public:
                      const std::vector<Finding> &findings,
                      int64_t skipped) const;
 
-  /// The representative value of `p` in these GEMMs (global, not per rank),
-  /// or 0 when no GEMM carries it.
-  int64_t parameterValue(const std::vector<GemmRecord> &records,
-                         Param p) const;
-
 private:
   const GemmEstimate &estimate(const GemmProblem &p);
   void predict(GemmRecord &r);
-  /// Throughput (FLOP/s) and time of `records` with `p` changed from `from`
-  /// to `to`, over the GEMMs `p` sizes.
-  bool evaluate(const std::vector<GemmRecord> &records, Param p, int64_t from,
-                int64_t to, double &flops, double &us);
+  /// FLOPs and time, before and with `p` bound to `to`, of the `records`
+  /// (each counted `weight` times) whose sizes change; false when a size
+  /// has no value (a rule breaks) or none changes.
+  struct Change {
+    double baseFlops = 0, baseUs = 0, flops = 0, us = 0;
+  };
+  bool evaluate(const std::vector<std::pair<const GemmRecord *, int64_t>> &
+                    records,
+                Param p, int64_t to, Change &out);
 
   const target::GpuTarget &target;
   double threshold;
-  int64_t tp;
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool, bool>,
            GemmEstimate>
       cache;

@@ -13,6 +13,9 @@
 #ifndef TSHAPE_MODEL_TRANSFORMER_H
 #define TSHAPE_MODEL_TRANSFORMER_H
 
+#include "tshape/Model/Gemm.h"
+#include "tshape/Model/Parallelism.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,6 +67,9 @@ struct MlpConfig {
   int64_t inner = 0; ///< f
   Activation activation = Activation::GELU;
   bool gated = false; ///< SwiGLU/GeGLU: two up projections
+  /// Layout of a gated MLP: gate and up projections as one GEMM of width
+  /// 2f (role mlp_gate_up) instead of two of width f.
+  bool fusedGateUp = false;
 };
 
 /// One whole model, with the run shape (microbatch, sequence, parallelism).
@@ -87,7 +93,14 @@ struct ModelConfig {
     return attention.headDim ? attention.headDim
                              : (attention.heads ? hidden / attention.heads : 0);
   }
+  Parallelism parallelism() const { return Parallelism{tp}; }
 };
+
+/// The values of the named parameters of `c` (Params.h), as its GEMM
+/// expressions use them: head_dim only when explicit (else it is
+/// hidden/heads), kv_heads only when it differs from heads (MHA states the
+/// key/value heads as heads).
+Bindings bindings(const ModelConfig &c);
 
 //===----------------------------------------------------------------------===//
 // Structural rules
@@ -110,6 +123,9 @@ std::optional<RuleViolation> checkAttention(int64_t hidden, int64_t heads,
 std::optional<RuleViolation> checkDivisibleByTp(const char *rule,
                                                 const char *what,
                                                 int64_t value, int64_t tp);
+/// The attention rules (A1-A4) on whatever parameters `env` binds (MHA:
+/// kv_heads unbound means kv_heads = heads); the first violation.
+std::optional<RuleViolation> checkBindings(const Bindings &env);
 /// Every rule of a whole model, in rule order; the first violation.
 std::optional<RuleViolation> checkModel(const ModelConfig &config);
 
@@ -130,17 +146,13 @@ struct RankShape {
 /// Per-rank sizes; nullopt when the config violates a rule or b*s overflows.
 std::optional<RankShape> rankShape(const ModelConfig &config);
 
-/// One GEMM: batch x (M x K) . (K x N).
-struct GemmSpec {
-  std::string role; ///< qkv, attn_score, ..., logits, <role>_dgrad, ...
-  int64_t layer;    ///< -1 for the once-per-model logits GEMMs
-  int64_t batch = 1;
-  int64_t m = 0, n = 0, k = 0;
-  bool transA = false; ///< A is stored K x M
-  bool transB = false; ///< B is stored N x K (nn.Linear weights)
-  /// 2 * batch * m * n * k, or nullopt on overflow.
-  std::optional<int64_t> flops() const;
-};
+/// The forward GEMMs of the block models, each with its sizes as values and
+/// as expressions over the parameters of `c` (Gemm.h). These are the only
+/// definitions of the layer's GEMMs: the lowering emits them and the
+/// analysis traces them.
+std::vector<GemmSpec> attentionGemms(const ModelConfig &c, int64_t layer);
+std::vector<GemmSpec> mlpGemms(const ModelConfig &c, int64_t layer);
+GemmSpec logitsGemm(const ModelConfig &c);
 
 /// The GEMMs of one decoder layer, in execution order: forward, then (when
 /// `training`) backward in reverse order.

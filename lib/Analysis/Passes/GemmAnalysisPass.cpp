@@ -114,14 +114,6 @@ struct TShapeGemmAnalysisPass
     if (!tgt)
       return signalPassFailure();
 
-    int64_t tp = 1;
-    if (auto a = module->getAttrOfType<IntegerAttr>(TShapeDialect::kTpAttrName))
-      tp = a.getInt();
-    module.walk([&](func::FuncOp fn) {
-      if (auto a = fn->getAttrOfType<IntegerAttr>(TShapeDialect::kTpAttrName))
-        tp = a.getInt();
-    });
-
     // Collect.
     std::vector<GemmRecord> records;
     std::vector<Operation *> ops;
@@ -151,6 +143,7 @@ struct TShapeGemmAnalysisPass
       GemmRecord r;
       r.name = shape->role;
       r.layer = shape->layer;
+      r.spec = shape->spec;
       r.location = locString(op->getLoc());
       r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
                    shape->transA, shape->transB};
@@ -177,7 +170,7 @@ struct TShapeGemmAnalysisPass
       ops.push_back(op);
     });
 
-    ShapeAnalysis analysis(*tgt, threshold, tp);
+    ShapeAnalysis analysis(*tgt, threshold);
     analysis.analyze(records);
     std::vector<Finding> findings = analysis.findings(records);
     Totals totals = analysis.totals(records);
@@ -250,20 +243,18 @@ struct TShapeGemmAnalysisPass
            << llvm::format("%.0f%%", 100 * r.lossFraction) << " lost";
         for (const std::string &c : r.causes)
           os << "; " << c;
-        // The fix, from the findings that name a cause's parameter.
-        for (const Finding &f : findings) {
-          std::string tag = std::string("(") + paramName(f.parameter) + ")";
-          bool named = false;
-          for (const std::string &c : r.causes)
-            named |= c.find(tag) != std::string::npos ||
-                     (f.parameter == Param::HeadDim &&
-                      c.rfind("head_dim", 0) == 0);
-          if (named)
+        // The fix, from the findings on a parameter that sizes this GEMM.
+        for (const Finding &f : findings)
+          if (sizedBy(r, f.parameter) &&
+              r.spec->env.get(f.parameter) == f.value) {
             os << "; " << paramName(f.parameter) << " " << f.value << " -> "
-               << f.suggested << " predicts "
+               << f.suggested;
+            if (!f.effect.empty())
+              os << " (" << f.effect << ")";
+            os << " predicts "
                << llvm::format("%.2fx", f.estimatedSpeedup)
                << " on the GEMMs it sizes";
-        }
+          }
         Operation *op = ops[index];
         if (r.flagged)
           op->emitWarning(os.str());

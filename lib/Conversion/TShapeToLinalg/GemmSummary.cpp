@@ -84,6 +84,11 @@ tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
   if (auto layer =
           op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
     s.layer = layer.getInt();
+  s.spec = getGemmProvenance(op, s.batch, s.m, s.n, s.k);
+  if (s.spec) {
+    s.spec->transA = s.transA;
+    s.spec->transB = s.transB;
+  }
   return s;
 }
 

@@ -6,9 +6,12 @@
 // tape of sub-layer backward steps is replayed in reverse to emit the
 // backward GEMMs, chaining the hidden-state gradient through the model.
 //
-// The GEMM list this produces is the one of tshape::modelGemms (the
-// Transformer.h model); the lit tests check both against hand-derived
-// shapes.
+// Every contraction is emitted from the block models of Transformer.h
+// (attentionGemms, mlpGemms, logitsGemm, backwardGemms): the model says
+// which GEMMs a sub-layer has and their sizes, the lowering builds the data
+// flow around them, checks that the operands it built have the model's
+// sizes, and stamps each GEMM with its provenance (setGemmProvenance).
+// tshape-test-gemm-consistency checks the whole list against modelGemms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,14 +74,17 @@ private:
   }
   Value zeros(ArrayRef<int64_t> shape);
   Value weight(ArrayRef<int64_t> shape);
-  Value gemm(StringRef role, int64_t layer, Value a, Value bm, bool transA,
-             bool transB);
-  /// y = x . W^T with W [outFeatures, in] (a new weight unless `w` is
+  /// The contraction `spec` describes, on operands a and b.
+  Value gemm(const tshape::model::GemmSpec &spec, Value a, Value bm);
+  /// y = x . W^T with W [N, K] of `spec` (a new weight unless `w` is
   /// given); pushes its backward to `tape` when not null.
-  Value linear(StringRef role, int64_t layer, Value x, int64_t outFeatures,
+  Value linear(const tshape::model::GemmSpec &spec, Value x,
                SmallVectorImpl<Backward> *tape, Value w = Value());
-  Value linearBackward(StringRef role, int64_t layer, Value x, Value w,
+  Value linearBackward(const tshape::model::GemmSpec &spec, Value x, Value w,
                        Value dy);
+  /// The model config of one op of the function (run shape, parallelism
+  /// and the op's own hyperparameters).
+  tshape::model::ModelConfig config(int64_t hidden) const;
   /// x op y elementwise (linalg.add, linalg.mul).
   template <typename ElementwiseOp> Value elementwise(Value x, Value y);
   Value add(Value x, Value y) { return elementwise<linalg::AddOp>(x, y); }
@@ -109,6 +115,8 @@ private:
   int64_t weightSeed = 0;
   int64_t maxLayers;
   int64_t tp;
+  /// The first disagreement between an emitted operand and the model.
+  std::string modelMismatch;
   Type elt;
   int64_t batch = 0, seq = 0;
   int64_t nextLayer = 0;
@@ -170,8 +178,18 @@ Value Lowerer::weight(ArrayRef<int64_t> shape) {
       .getResult(0);
 }
 
-Value Lowerer::gemm(StringRef role, int64_t layer, Value a, Value bm,
-                    bool transA, bool transB) {
+tshape::model::ModelConfig Lowerer::config(int64_t hidden) const {
+  tshape::model::ModelConfig c;
+  c.microbatch = batch;
+  c.seq = seq;
+  c.hidden = hidden;
+  c.tp = tp;
+  c.layers = 1;
+  return c;
+}
+
+Value Lowerer::gemm(const tshape::model::GemmSpec &spec, Value a, Value bm) {
+  const bool transA = spec.transA, transB = spec.transB;
   auto aT = cast<RankedTensorType>(a.getType());
   auto bT = cast<RankedTensorType>(bm.getType());
   bool batched = aT.getRank() == 3;
@@ -179,6 +197,19 @@ Value Lowerer::gemm(StringRef role, int64_t layer, Value a, Value bm,
   unsigned nb = batched ? 1 : 0;
   int64_t m = aT.getDimSize(nb + (transA ? 1 : 0));
   int64_t n = bT.getDimSize(nb + (transB ? 0 : 1));
+  int64_t k = aT.getDimSize(nb + (transA ? 0 : 1));
+  int64_t bt = batched ? aT.getDimSize(0) : 1;
+  if (modelMismatch.empty() &&
+      (bt != spec.batch.value || m != spec.m.value || n != spec.n.value ||
+       k != spec.k.value))
+    modelMismatch = spec.name() + " of layer " + std::to_string(spec.layer) +
+               ": operands give " + std::to_string(bt) + " x " +
+               std::to_string(m) + "x" + std::to_string(n) + "x" +
+               std::to_string(k) + ", the model " +
+               std::to_string(spec.batch.value) + " x " +
+               std::to_string(spec.m.value) + "x" +
+               std::to_string(spec.n.value) + "x" +
+               std::to_string(spec.k.value);
   SmallVector<int64_t> shape;
   if (batched)
     shape.push_back(aT.getDimSize(0));
@@ -220,33 +251,30 @@ Value Lowerer::gemm(StringRef role, int64_t layer, Value a, Value bm,
       mm.setIndexingMapsAttr(b.getArrayAttr(mapAttrs));
     op = mm;
   }
-  op->setAttr(TShapeDialect::kRoleAttrName, b.getStringAttr(role));
-  op->setAttr(TShapeDialect::kLayerAttrName, b.getI64IntegerAttr(layer));
+  tshape::setGemmProvenance(op, spec);
   ++gemmCount;
   return op->getResult(0);
 }
 
-Value Lowerer::linearBackward(StringRef role, int64_t layer, Value x, Value w,
-                              Value dy) {
+Value Lowerer::linearBackward(const tshape::model::GemmSpec &spec, Value x,
+                              Value w, Value dy) {
   // dX = dY . W  (M x N).(N x K);  dW = X^T . dY  (K x M).(M x N).
-  Value dx = gemm((role + "_dgrad").str(), layer, dy, w, false, false);
-  weightGrads.push_back(
-      gemm((role + "_wgrad").str(), layer, x, dy, /*transA=*/true, false));
+  std::vector<tshape::model::GemmSpec> grads =
+      tshape::model::backwardGemms(spec);
+  Value dx = gemm(grads[0], dy, w);
+  weightGrads.push_back(gemm(grads[1], x, dy));
   return dx;
 }
 
-Value Lowerer::linear(StringRef role, int64_t layer, Value x,
-                      int64_t outFeatures, SmallVectorImpl<Backward> *bwd,
-                      Value w) {
+Value Lowerer::linear(const tshape::model::GemmSpec &spec, Value x,
+                      SmallVectorImpl<Backward> *bwd, Value w) {
   if (!w)
-    w = weight({outFeatures, dim(x, 1)});
-  Value y = gemm(role, layer, x, w, false, /*transB=*/true);
-  if (bwd) {
-    std::string r = role.str();
-    bwd->push_back([this, r, layer, x, w](Value dy) {
-      return linearBackward(r, layer, x, w, dy);
+    w = weight({spec.n.value, spec.k.value});
+  Value y = gemm(spec, x, w);
+  if (bwd)
+    bwd->push_back([this, spec, x, w](Value dy) {
+      return linearBackward(spec, x, w, dy);
     });
-  }
   return y;
 }
 
@@ -426,50 +454,61 @@ Value Lowerer::lowerEmbedding(tshape::EmbeddingOp op, Value tokens) {
 }
 
 Value Lowerer::lowerLMHead(tshape::LMHeadOp op, Value x) {
-  int64_t vRank = op.getVocab() / tp;
+  tshape::model::ModelConfig c = config(dim(x, 2));
+  c.vocab = op.getVocab();
   Value x2 = to2D(x);
   // A tied head reads the embedding table as its [v/t, h] weight.
   Value tied = op.getTied() ? embeddingTable : Value();
-  Value logits = linear("logits", -1, x2, vRank, &tape, tied);
+  Value logits = linear(tshape::model::logitsGemm(c), x2, &tape, tied);
   return to3D(logits);
 }
 
 Value Lowerer::attentionBranch(tshape::AttentionOp op, Value x2,
                                int64_t layer, Backward &branchBackward) {
-  int64_t h = dim(x2, 1);
-  int64_t aR = op.getHeads() / tp;
-  int64_t gR = std::max<int64_t>(1, op.getKvHeads() / tp);
-  int64_t d = op.getHeadDimOrDefault();
+  tshape::model::ModelConfig c = config(dim(x2, 1));
+  c.attention.heads = op.getHeads();
+  c.attention.kvHeads = op.getKvHeads();
+  c.attention.headDim = op.getHeadDim().value_or(0);
+  c.attention.causal = op.getCausal();
+  c.attention.fused = op.getFused();
+  std::vector<tshape::model::GemmSpec> g =
+      tshape::model::attentionGemms(c, layer);
+  auto rs = tshape::model::rankShape(c);
+  int64_t aR = rs->headsPerRank, gR = rs->kvPerRank, d = rs->headDim;
   int64_t r = aR / gR;
   bool fused = op.getFused();
+  const tshape::model::GemmSpec qkvSpec = g[0], scoreSpec = g[1],
+                                valueSpec = g[2], outSpec = g[3];
 
   SmallVector<Backward> steps; // qkv, out
-  Value qkv = linear("qkv", layer, x2, (aR + 2 * gR) * d, &steps);
+  Value qkv = linear(qkvSpec, x2, &steps);
   Value q = toHeads(slice(qkv, 0, aR * d), aR, d);
   Value kG = toHeads(slice(qkv, aR * d, gR * d), gR, d);
   Value vG = toHeads(slice(qkv, (aR + gR) * d, gR * d), gR, d);
   Value k = broadcastGroups(kG, gR, r);
   Value v = broadcastGroups(vG, gR, r);
-  Value scores = gemm("attn_score", layer, q, k, false, /*transB=*/true);
+  Value scores = gemm(scoreSpec, q, k);
   Value probs = softmax(scores);
-  Value ctx = gemm("attn_value", layer, probs, v, false, false);
+  Value ctx = gemm(valueSpec, probs, v);
   if (fused) {
     for (Value g : {scores, ctx})
       g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
                                  b.getI64IntegerAttr(layer));
   }
   Value ctx2 = fromHeads(ctx, aR, d);
-  Value out = linear("attn_out", layer, ctx2, h, &steps);
+  Value out = linear(outSpec, ctx2, &steps);
 
   branchBackward = [=, this, qkvBwd = steps[0], outBwd = steps[1]](Value g) {
     Value dCtx2 = outBwd(g);
     Value dO = toHeads(dCtx2, aR, d);
     // O = P . V:  dP = dO . V^T,  dV = P^T . dO
-    Value dP = gemm("attn_value_dp", layer, dO, v, false, /*transB=*/true);
-    Value dV = gemm("attn_value_dv", layer, probs, dO, /*transA=*/true, false);
+    auto valueGrads = tshape::model::backwardGemms(valueSpec);
+    Value dP = gemm(valueGrads[0], dO, v);
+    Value dV = gemm(valueGrads[1], probs, dO);
     // S = Q . K^T (softmax derivative is elementwise, left out): dS = dP
-    Value dQ = gemm("attn_score_dq", layer, dP, k, false, false);
-    Value dK = gemm("attn_score_dk", layer, dP, q, /*transA=*/true, false);
+    auto scoreGrads = tshape::model::backwardGemms(scoreSpec);
+    Value dQ = gemm(scoreGrads[0], dP, k);
+    Value dK = gemm(scoreGrads[1], dP, q);
     Value dQKV = tensor::ConcatOp::create(
         b, /*dim=*/1,
         ValueRange{fromHeads(dQ, aR, d),
@@ -482,34 +521,39 @@ Value Lowerer::attentionBranch(tshape::AttentionOp op, Value x2,
 
 Value Lowerer::mlpBranch(tshape::MLPOp op, Value x2, int64_t layer,
                          Backward &branchBackward) {
-  int64_t h = dim(x2, 1);
-  int64_t f = op.getInner() / tp;
+  tshape::model::ModelConfig c = config(dim(x2, 1));
+  c.mlp.inner = op.getInner();
+  c.mlp.gated = op.getGated();
+  c.mlp.fusedGateUp = fuseGated;
+  // gate, up, down; or gate_up, down (fused layout); or up, down.
+  std::vector<tshape::model::GemmSpec> g = tshape::model::mlpGemms(c, layer);
+  const int64_t f = g.back().k.value; // the down projection's K: f/t
   tshape::Activation act = op.getActivation();
   SmallVector<Backward> steps;
   Value hidden;
   int gateIdx = -1, upIdx = -1;
-  if (op.getGated() && fuseGated) {
-    Value both = linear("mlp_up", layer, x2, 2 * f, &steps);
+  bool fusedGate = g.size() == 2 && op.getGated();
+  if (fusedGate) {
+    Value both = linear(g[0], x2, &steps);
     upIdx = 0;
     // Sequenced so the IR order is deterministic: gate half, then up half.
     Value gate = activation(slice(both, 0, f), act);
     Value up = slice(both, f, f);
     hidden = mul(gate, up);
   } else if (op.getGated()) {
-    Value gate = linear("mlp_gate", layer, x2, f, &steps);
-    Value up = linear("mlp_up", layer, x2, f, &steps);
+    Value gate = linear(g[0], x2, &steps);
+    Value up = linear(g[1], x2, &steps);
     gateIdx = 0;
     upIdx = 1;
     hidden = mul(activation(gate, act), up);
   } else {
-    hidden = activation(linear("mlp_up", layer, x2, f, &steps), act);
+    hidden = activation(linear(g[0], x2, &steps), act);
     upIdx = 0;
   }
-  Value out = linear("mlp_down", layer, hidden, h, &steps);
+  Value out = linear(g.back(), hidden, &steps);
   Backward downBwd = steps.back();
   Backward upBwd = steps[upIdx];
   Backward gateBwd = gateIdx >= 0 ? steps[gateIdx] : Backward();
-  bool fusedGate = op.getGated() && fuseGated;
   branchBackward = [=, this](Value g) {
     // Activation and gating derivatives are elementwise and left out; the
     // GEMMs see the gradient of the hidden activation directly.
@@ -665,6 +709,10 @@ LogicalResult Lowerer::run() {
   }
   for (Operation *op : llvm::reverse(topLevel))
     op->erase();
+  if (!modelMismatch.empty())
+    return fn.emitError() << "internal error: the lowering disagrees with "
+                             "the model (Transformer.h): "
+                          << modelMismatch;
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   if (training && !tape.empty()) {

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -57,6 +58,118 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      << "; or a .json target file)";
 }
 
+namespace {
+/// Expressions and parameter values of a tshape.sizes dictionary.
+struct Sizes {
+  model::DimExpr batch, m, n, k;
+  model::Bindings env;
+};
+
+std::optional<Sizes> parseSizes(DictionaryAttr d, std::string &error) {
+  Sizes s;
+  for (NamedAttribute a : d) {
+    StringRef key = a.getName().getValue();
+    model::DimExpr *slot = llvm::StringSwitch<model::DimExpr *>(key)
+                               .Case("batch", &s.batch)
+                               .Case("m", &s.m)
+                               .Case("n", &s.n)
+                               .Case("k", &s.k)
+                               .Default(nullptr);
+    if (slot) {
+      auto str = dyn_cast<StringAttr>(a.getValue());
+      if (!str) {
+        error = "entry '" + key.str() + "' must be a string expression";
+        return std::nullopt;
+      }
+      std::string e;
+      auto expr = model::DimExpr::parse(str.getValue().str(), e);
+      if (!expr) {
+        error = "entry '" + key.str() + "': " + e;
+        return std::nullopt;
+      }
+      *slot = *expr;
+      continue;
+    }
+    if (key != "params") {
+      error = "has an unknown entry '" + key.str() +
+              "' (expected batch, m, n, k, params)";
+      return std::nullopt;
+    }
+    auto params = dyn_cast<DictionaryAttr>(a.getValue());
+    if (!params) {
+      error = "entry 'params' must be a dictionary";
+      return std::nullopt;
+    }
+    for (NamedAttribute p : params) {
+      auto which = model::parseParam(p.getName().getValue());
+      auto v = dyn_cast<IntegerAttr>(p.getValue());
+      if (!which || !v) {
+        error = "parameter '" + p.getName().getValue().str() +
+                "' must be a known parameter name with an integer value";
+        return std::nullopt;
+      }
+      s.env.set(*which, v.getInt());
+    }
+  }
+  return s;
+}
+} // namespace
+
+void tshape::setGemmProvenance(Operation *op, const model::GemmSpec &spec) {
+  Builder b(op->getContext());
+  op->setAttr(TShapeDialect::kRoleAttrName, b.getStringAttr(spec.name()));
+  op->setAttr(TShapeDialect::kLayerAttrName, b.getI64IntegerAttr(spec.layer));
+  SmallVector<NamedAttribute> entries;
+  for (auto [key, dim] : {std::pair<const char *, const model::Dim *>{
+                              "batch", &spec.batch},
+                          {"m", &spec.m},
+                          {"n", &spec.n},
+                          {"k", &spec.k}})
+    if (!(key == StringRef("batch") && dim->expr.isConstant(1)))
+      entries.push_back(
+          b.getNamedAttr(key, b.getStringAttr(dim->expr.str())));
+  SmallVector<NamedAttribute> params;
+  for (size_t i = 0; i < model::kNumParams; ++i)
+    if (auto v = spec.env.get(model::Param(i)))
+      params.push_back(b.getNamedAttr(model::paramName(model::Param(i)),
+                                      b.getI64IntegerAttr(*v)));
+  entries.push_back(b.getNamedAttr("params", b.getDictionaryAttr(params)));
+  op->setAttr(TShapeDialect::kSizesAttrName, b.getDictionaryAttr(entries));
+}
+
+std::optional<model::GemmSpec>
+tshape::getGemmProvenance(Operation *op, int64_t batch, int64_t m, int64_t n,
+                          int64_t k) {
+  auto role = op->getAttrOfType<StringAttr>(TShapeDialect::kRoleAttrName);
+  auto sizes = op->getAttrOfType<DictionaryAttr>(TShapeDialect::kSizesAttrName);
+  if (!role || !sizes)
+    return std::nullopt;
+  auto name = model::parseGemmName(role.getValue());
+  std::string error;
+  auto parsed = parseSizes(sizes, error);
+  if (!name || !parsed)
+    return std::nullopt;
+  model::GemmSpec g;
+  g.role = name->first;
+  g.pass = name->second;
+  if (auto l = op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
+    g.layer = l.getInt();
+  g.env = parsed->env;
+  for (auto [dim, expr, value] :
+       {std::tuple<model::Dim *, model::DimExpr *, int64_t>{&g.batch,
+                                                            &parsed->batch,
+                                                            batch},
+        {&g.m, &parsed->m, m},
+        {&g.n, &parsed->n, n},
+        {&g.k, &parsed->k, k}}) {
+    if (expr->eval(g.env) != value)
+      return std::nullopt;
+    dim->expr = *expr;
+    dim->value = value;
+  }
+  return g;
+}
+
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   // Each discardable tshape attribute and the kind of value it takes.
@@ -85,6 +198,8 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
        "a unit attribute"},
       {kLayerAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
+      {kSizesAttrName, [](Attribute a) { return isa<DictionaryAttr>(a); },
+       "a dictionary of size expressions"},
       {kFusedAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
       {kTpAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
@@ -93,8 +208,13 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   for (const Rule &r : rules)
     if (r.name == name) {
-      if (r.accepts(attr.getValue()))
+      if (r.accepts(attr.getValue())) {
+        std::string error;
+        if (name == kSizesAttrName &&
+            !parseSizes(cast<DictionaryAttr>(attr.getValue()), error))
+          return op->emitError() << "'" << name << "' " << error;
         return success();
+      }
       return op->emitError() << "'" << name << "' must be " << r.expected;
     }
   return op->emitError() << "unknown tshape attribute '" << name << "'";

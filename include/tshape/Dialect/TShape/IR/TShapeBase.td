@@ -42,6 +42,8 @@ def TShape_Dialect : Dialect {
     /// Discardable attributes put on lowered GEMMs.
     static constexpr ::llvm::StringLiteral kRoleAttrName = "tshape.role";
     static constexpr ::llvm::StringLiteral kLayerAttrName = "tshape.layer";
+    /// The size expressions and parameter values of a lowered GEMM.
+    static constexpr ::llvm::StringLiteral kSizesAttrName = "tshape.sizes";
     static constexpr ::llvm::StringLiteral kFusedAttrName = "tshape.fused_attention";
     /// Builtin-typed forms of the model attributes on lowered functions, so
     /// that lowered IR needs no tshape attribute types (plain MLIR).

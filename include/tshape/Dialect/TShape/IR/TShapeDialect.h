@@ -29,6 +29,22 @@ bool usesTf32Math(mlir::Operation *op);
 /// (f32 is TF32 where usesTf32Math); nullopt for types without a GEMM
 /// model (integers, f64).
 std::optional<model::DType> gemmDType(mlir::Operation *op, mlir::Type t);
+
+/// Where a GEMM's sizes came from, as the lowering stamps it on the op:
+/// `tshape.role` (the model's GEMM name), `tshape.layer`, and `tshape.sizes`,
+/// a builtin dictionary {batch, m, n, k: expression strings over the names
+/// of Params.h; params: {name = value}}. Builtin attributes keep lowered IR
+/// readable by upstream tools (mlir-opt, mlir-runner) without this dialect;
+/// the dialect's attribute verifier checks the dictionary's schema.
+void setGemmProvenance(mlir::Operation *op, const model::GemmSpec &spec);
+
+/// The model's description of the GEMM `op` performs, read back from its
+/// attributes, with the sizes `batch x m x n x k` of the op itself. Nullopt
+/// when the op has no (or a malformed) provenance, or when its expressions
+/// no longer give its sizes (a rewrite such as padding changed them).
+std::optional<model::GemmSpec> getGemmProvenance(mlir::Operation *op,
+                                                 int64_t batch, int64_t m,
+                                                 int64_t n, int64_t k);
 } // namespace tshape
 
 #endif // TSHAPE_DIALECT_TSHAPE_IR_TSHAPEDIALECT_H

@@ -1,0 +1,89 @@
+//===- Gemm.h - One GEMM of a model, with where its sizes came from -*- C++ -*-===//
+//
+// A GEMM of the model: its role (an enum with a group), the pass (forward,
+// or the gradient of its A or B operand), its layer, its batch, M, N and K
+// as values and as expressions over named parameters (DimExpr.h), and its
+// operand layouts. The block models (Transformer.cpp) are the only place
+// that defines these; the lowering emits them, and the analysis reads the
+// expressions back to trace a loss to a hyperparameter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_MODEL_GEMM_H
+#define TSHAPE_MODEL_GEMM_H
+
+#include "tshape/Model/DimExpr.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tshape::model {
+
+/// What a GEMM computes in the model.
+enum class Role : uint8_t {
+  Qkv,       ///< fused query/key/value projection
+  AttnScore, ///< Q . K^T per head
+  AttnValue, ///< P . V per head
+  AttnOut,   ///< attention output projection
+  MlpGate,   ///< gate projection of a gated MLP
+  MlpUp,     ///< up projection
+  MlpGateUp, ///< gate and up projections as one GEMM (a fused layout)
+  MlpDown,   ///< down projection
+  Logits,    ///< LM head
+};
+enum class RoleGroup : uint8_t { Attention, Mlp, Logits };
+
+/// Forward, or the gradient with respect to the A or the B operand.
+enum class GemmPass : uint8_t { Forward, GradA, GradB };
+
+struct RoleInfo {
+  Role role;
+  const char *name;
+  RoleGroup group;
+  /// B is a weight (Y = X . W^T, W stored [N, K]); its gradients are named
+  /// _dgrad/_wgrad, and the weight gradient is computed as X^T . dY.
+  bool weight;
+  /// Names of the two gradients ("dgrad"/"wgrad", "dq"/"dk", "dp"/"dv").
+  const char *gradA, *gradB;
+};
+const RoleInfo &roleInfo(Role r);
+const char *roleGroupName(RoleGroup g);
+
+/// A GEMM's full name: the role, with "_<grad>" for a backward pass.
+std::string gemmName(Role r, GemmPass p);
+/// Parses a name of gemmName; nullopt when it is none.
+std::optional<std::pair<Role, GemmPass>> parseGemmName(std::string_view name);
+
+/// One size: its value and the expression it was computed from.
+struct Dim {
+  int64_t value = 1;
+  DimExpr expr;
+};
+
+/// One GEMM: batch x (M x K) . (K x N).
+struct GemmSpec {
+  Role role = Role::Qkv;
+  GemmPass pass = GemmPass::Forward;
+  int64_t layer = -1; ///< -1 for once-per-model GEMMs (logits)
+  Dim batch, m, n, k;
+  bool transA = false; ///< A is stored K x M
+  bool transB = false; ///< B is stored N x K (nn.Linear weights)
+  /// The values of every parameter the expressions use.
+  Bindings env;
+  /// A size overflowed int64 (its value is then 0).
+  bool overflow = false;
+
+  std::string name() const { return gemmName(role, pass); }
+  RoleGroup group() const { return roleInfo(role).group; }
+  /// 2 * batch * m * n * k, or nullopt on overflow.
+  std::optional<int64_t> flops() const;
+};
+
+/// The gradient GEMMs of a forward GEMM, in the order they run.
+std::vector<GemmSpec> backwardGemms(const GemmSpec &forward);
+
+} // namespace tshape::model
+
+#endif // TSHAPE_MODEL_GEMM_H

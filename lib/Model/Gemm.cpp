@@ -1,0 +1,83 @@
+//===- Gemm.cpp - One GEMM of a model -------------------------------------===//
+
+#include "tshape/Model/Gemm.h"
+
+using namespace tshape::model;
+
+namespace {
+const RoleInfo kRoles[] = {
+    {Role::Qkv, "qkv", RoleGroup::Attention, true, "dgrad", "wgrad"},
+    {Role::AttnScore, "attn_score", RoleGroup::Attention, false, "dq", "dk"},
+    {Role::AttnValue, "attn_value", RoleGroup::Attention, false, "dp", "dv"},
+    {Role::AttnOut, "attn_out", RoleGroup::Attention, true, "dgrad", "wgrad"},
+    {Role::MlpGate, "mlp_gate", RoleGroup::Mlp, true, "dgrad", "wgrad"},
+    {Role::MlpUp, "mlp_up", RoleGroup::Mlp, true, "dgrad", "wgrad"},
+    {Role::MlpGateUp, "mlp_gate_up", RoleGroup::Mlp, true, "dgrad", "wgrad"},
+    {Role::MlpDown, "mlp_down", RoleGroup::Mlp, true, "dgrad", "wgrad"},
+    {Role::Logits, "logits", RoleGroup::Logits, true, "dgrad", "wgrad"},
+};
+} // namespace
+
+const RoleInfo &tshape::model::roleInfo(Role r) { return kRoles[size_t(r)]; }
+
+const char *tshape::model::roleGroupName(RoleGroup g) {
+  switch (g) {
+  case RoleGroup::Attention:
+    return "attention";
+  case RoleGroup::Mlp:
+    return "mlp";
+  case RoleGroup::Logits:
+    return "logits";
+  }
+  return "attention";
+}
+
+std::string tshape::model::gemmName(Role r, GemmPass p) {
+  const RoleInfo &i = roleInfo(r);
+  switch (p) {
+  case GemmPass::Forward:
+    return i.name;
+  case GemmPass::GradA:
+    return std::string(i.name) + "_" + i.gradA;
+  case GemmPass::GradB:
+    return std::string(i.name) + "_" + i.gradB;
+  }
+  return i.name;
+}
+
+std::optional<std::pair<Role, GemmPass>>
+tshape::model::parseGemmName(std::string_view name) {
+  for (const RoleInfo &i : kRoles)
+    for (GemmPass p : {GemmPass::Forward, GemmPass::GradA, GemmPass::GradB})
+      if (name == gemmName(i.role, p))
+        return std::make_pair(i.role, p);
+  return std::nullopt;
+}
+
+std::vector<GemmSpec> tshape::model::backwardGemms(const GemmSpec &f) {
+  // Forward C[M,N] = A[M,K] . B[K,N] (B stored [N,K] when transB).
+  //  gradient of A: dA[M,K] = dC[M,N] . B^T-of-storage  -> (M, K, N)
+  //  gradient of B, a weight: dW^T[K,N] = A^T . dC        -> (K, N, M)
+  //  gradient of B, an activation stored [N,K] (K of the scores):
+  //                    dB[N,K] = dC^T . A                 -> (N, K, M)
+  //                    stored [K,N] (V of the values): dB = A^T . dC
+  GemmSpec a = f, b = f;
+  a.pass = GemmPass::GradA;
+  a.m = f.m;
+  a.n = f.k;
+  a.k = f.n;
+  a.transA = false;
+  a.transB = !f.transB;
+  b.pass = GemmPass::GradB;
+  b.transA = true;
+  b.transB = false;
+  b.k = f.m;
+  if (roleInfo(f.role).weight || !f.transB) {
+    b.m = f.k;
+    b.n = f.n;
+  } else {
+    b.m = f.n;
+    b.n = f.k;
+  }
+  return {a, b};
+}
