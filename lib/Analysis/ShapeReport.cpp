@@ -365,7 +365,13 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
       ctx.bestAlign = std::max<int64_t>(1, target.bestAlignBytes / eb);
       ctx.minAlign = std::max<int64_t>(1, target.minAlignBytes / eb);
       ctx.tp = any->spec->env.get(Param::Tp).value_or(1);
-      const model::Bindings &env = any->spec->env;
+      // The bindings of a GEMM that knows the most parameters (the logits
+      // know no heads), for the head dim that follows hidden or heads.
+      const GemmRecord *richest = any;
+      for (auto &[key, member] : groups)
+        if (member.first->spec->env.has(Param::Heads))
+          richest = member.first;
+      const model::Bindings &env = richest->spec->env;
       const int64_t headDimBefore = implicitHeadDim(env);
       Neighbourhood cands = neighbourhood(p, value, ctx);
       struct Cand {
@@ -377,10 +383,10 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
       // A finding suggests a nearby fix: within 3% of the value (or one
       // alignment step), a subset of the search's neighbourhood; the shape
       // search explores all of it under the parameter budget.
-      int64_t step = p == Param::Hidden ? ctx.minAlign : ctx.bestAlign;
+      int64_t alignStep = p == Param::Hidden ? ctx.minAlign : ctx.bestAlign;
       if (model::paramInfo(p).splitBy)
-        step *= ctx.tp;
-      const double radius = std::max(0.03 * double(value), double(step));
+        alignStep *= ctx.tp;
+      const double radius = std::max(0.03 * double(value), double(alignStep));
       const bool discrete = p == Param::Heads || p == Param::HeadDim;
       for (int64_t c : cands.values) {
         if (!discrete && std::fabs(double(c - value)) > radius)

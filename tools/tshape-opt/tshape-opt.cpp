@@ -9,10 +9,15 @@
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace tshape::test {
+void registerTestGemmConsistencyPass();
+} // namespace tshape::test
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tshape::registerAllDialects(registry);
   tshape::registerAllPasses();
+  tshape::test::registerTestGemmConsistencyPass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tshape optimizer: transformer shapes to efficient GEMMs\n",
       registry));

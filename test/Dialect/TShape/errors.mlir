@@ -270,3 +270,32 @@ func.func @bad_role() attributes {tshape.role = 3 : i64} {
 // expected-error @+1 {{rule P2: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, b200, l40s, rtx4090; or a .json target file)}}
 module attributes {tshape.target = #tshape.target<"tpu-v5">} {
 }
+
+// -----
+
+// tshape.sizes: each size is an expression over the parameter vocabulary.
+// expected-error @+1 {{'tshape.sizes' entry 'n': unknown parameter 'intermediate_size' at offset 0}}
+func.func @bad_sizes_name() attributes {tshape.sizes = {n = "intermediate_size", params = {}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.sizes' entry 'm': expected a number, a parameter or '(' at offset 11}}
+func.func @bad_sizes_syntax() attributes {tshape.sizes = {m = "microbatch*"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.sizes' parameter 'inner' must be a known parameter name with an integer value}}
+func.func @bad_sizes_param() attributes {tshape.sizes = {k = "ffn", params = {inner = 11008 : i64}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.sizes' has an unknown entry 'q' (expected batch, m, n, k, params)}}
+func.func @bad_sizes_key() attributes {tshape.sizes = {q = "1"}} {
+  return
+}

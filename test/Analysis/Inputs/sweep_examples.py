@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Every example model x every lowering option x tp in {1, 2, 4, 8}.
+
+For each combination the importer accepts (a tp that does not divide the
+heads, kv heads, FFN size or vocabulary is rejected by rules A3/A4/M1/V1 and
+counted as skipped), this runs tshape-test-gemm-consistency (the lowered
+contractions are exactly the model's GEMM list) and tshape-gemm-analysis,
+then checks that every finding's `value` is the model's own value of the
+parameter it names: global, not per rank, not a multiple. The model's values
+are read from the imported tshape IR, not from the analysis.
+
+usage: sweep_examples.py EXAMPLES_DIR TMP_DIR
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+OPTIONS = ["", "training=true", "fuse-gated-mlp=true",
+           "training=true fuse-gated-mlp=true"]
+
+
+def model_values(ir):
+    """The hyperparameters of the (uniform) imported model, by report name."""
+    v = {}
+    att = re.search(r"tshape\.attention %\S+ heads = (\d+) kv_heads = (\d+)"
+                    r"(?: head_dim = (\d+))?[^:]*: tensor<(\d+)x(\d+)x(\d+)x",
+                    ir)
+    v["heads"], v["kv_heads"] = int(att.group(1)), int(att.group(2))
+    v["microbatch"], v["seq"], v["hidden"] = (int(att.group(4)),
+                                              int(att.group(5)),
+                                              int(att.group(6)))
+    v["head_dim"] = int(att.group(3)) if att.group(3) else None
+    v["ffn"] = int(re.search(r"inner = (\d+)", ir).group(1))
+    vocab = re.search(r"vocab = (\d+)", ir)
+    v["vocab"] = int(vocab.group(1)) if vocab else None
+    return v
+
+
+def main():
+    examples, tmp = sys.argv[1], sys.argv[2]
+    os.makedirs(tmp, exist_ok=True)
+    runs = skipped = findings = wrong = 0
+    for path in sorted(glob.glob(os.path.join(examples, "*.json"))):
+        name = os.path.basename(path)
+        for tp in (1, 2, 4, 8):
+            imp = subprocess.run(["tshape-translate", "--import-hf-config",
+                                  path, f"--tp={tp}"],
+                                 capture_output=True, text=True)
+            if imp.returncode != 0:
+                skipped += 1
+                continue
+            values = model_values(imp.stdout)
+            for opts in OPTIONS:
+                report = os.path.join(tmp, "report.json")
+                run = subprocess.run(
+                    ["tshape-opt", f"--tshape-test-gemm-consistency={opts}",
+                     f"--tshape-gemm-analysis=report={report} remarks=none",
+                     "-mlir-print-op-on-diagnostic=false", "-o", os.devnull],
+                    input=imp.stdout, capture_output=True, text=True)
+                where = f"{name} tp={tp} [{opts}]"
+                if run.returncode != 0 or "contractions match" not in run.stderr:
+                    print(f"MISMATCH {where}: {run.stderr.strip()[:400]}")
+                    wrong += 1
+                    continue
+                runs += 1
+                for f in json.load(open(report))["findings"]:
+                    findings += 1
+                    own = values.get(f["parameter"])
+                    if f["value"] != own:
+                        print(f"WRONG {where}: {f['parameter']} "
+                              f"{f['value']} != config's {own}")
+                        wrong += 1
+    print(f"runs: {runs} (skipped by the importer's rules: {skipped} x "
+          f"{len(OPTIONS)} options)")
+    print(f"findings checked: {findings}, wrong or mismatched: {wrong}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+// RUN: tshape-opt %s --tshape-test-gemm-consistency -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=FWD
+// RUN: tshape-opt %s --tshape-test-gemm-consistency="training=true fuse-gated-mlp=true" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRAIN
+// RUN: tshape-opt %s --tshape-test-gemm-consistency="training=true" | FileCheck %s --check-prefix=IR
+
+// A 2-layer GQA model with a gated MLP at t = 2 (a = 8, g = 2, d = 64,
+// f = 1024, v = 1000). Forward: per layer qkv, score, value, out, gate, up,
+// down = 7, x 2 layers + logits = 15. Training with fused gate/up: per layer
+// 6 forward + 12 backward = 18, x 2 + logits x 3 = 39.
+// FWD: remark: tshape-test-gemm-consistency: 15 contractions match the model
+// TRAIN: remark: tshape-test-gemm-consistency: 39 contractions match the model
+
+// Each GEMM carries its sizes as expressions over the named parameters:
+// qkv N = (a/t + 2 max(1, g/t)) d = (4 + 2) x 64 = 384 per rank.
+// IR: tshape.role = "qkv", tshape.sizes = {k = "hidden", m = "microbatch*seq", n = "(heads/tp+2*max(1,kv_heads/tp))*(hidden/heads)", params = {heads = 8 : i64, hidden = 512 : i64, kv_heads = 2 : i64, microbatch = 2 : i64, seq = 16 : i64, tp = 2 : i64}}} {{.*}} tensor<384x512xbf16>
+// IR: tshape.role = "attn_score", tshape.sizes = {batch = "microbatch*(heads/tp)", k = "hidden/heads", m = "seq", n = "seq"
+// IR: tshape.role = "mlp_down_wgrad", tshape.sizes = {k = "microbatch*seq", m = "ffn/tp", n = "hidden"
+func.func @gqa(%t: tensor<2x16xi32>) -> tensor<2x16x1000xbf16> attributes {tshape.parallel = #tshape.parallel<tp = 2>} {
+  %x = tshape.embedding %t vocab = 1000 : tensor<2x16xi32> -> tensor<2x16x512xbf16>
+  %y = tshape.repeat %x layers = 2 : tensor<2x16x512xbf16> {
+  ^bb0(%a: tensor<2x16x512xbf16>):
+    %b = tshape.block sequential %a : tensor<2x16x512xbf16> {
+    ^bb0(%c: tensor<2x16x512xbf16>):
+      %d = tshape.attention %c heads = 8 kv_heads = 2 causal : tensor<2x16x512xbf16> -> tensor<2x16x512xbf16>
+      %e = tshape.mlp %d inner = 1024 activation = silu gated : tensor<2x16x512xbf16> -> tensor<2x16x512xbf16>
+      tshape.yield %e : tensor<2x16x512xbf16>
+    }
+    tshape.yield %b : tensor<2x16x512xbf16>
+  }
+  %z = tshape.lm_head %y vocab = 1000 : tensor<2x16x512xbf16> -> tensor<2x16x1000xbf16>
+  return %z : tensor<2x16x1000xbf16>
+}

@@ -1,0 +1,160 @@
+//===- SizeExpressionTest.cpp - Params, DimExpr, GEMM provenance ----------===//
+//
+// The vocabulary of parameters, size expressions (build, print, parse,
+// evaluate), the one per-rank division, the block models' expressions, and
+// the shared neighbourhood. Numbers are derived in the comments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Analysis/Neighbourhood.h"
+#include "tshape/Model/Transformer.h"
+
+#include <gtest/gtest.h>
+
+using namespace tshape;
+using namespace tshape::model;
+
+namespace {
+DimExpr P(Param p) { return DimExpr::param(p); }
+DimExpr C(int64_t v) { return DimExpr::constant(v); }
+
+Bindings env(std::initializer_list<std::pair<Param, int64_t>> values) {
+  Bindings b;
+  for (auto [p, v] : values)
+    b.set(p, v);
+  return b;
+}
+} // namespace
+
+TEST(Params, OneNamePerParameterRoundTrips) {
+  for (size_t i = 0; i < kNumParams; ++i) {
+    Param p = Param(i);
+    EXPECT_EQ(parseParam(paramName(p)), p) << paramName(p);
+  }
+  EXPECT_EQ(parseParam("inner"), std::nullopt); // the IR attribute, not a name
+  EXPECT_STREQ(paramInfo(Param::Ffn).irAttribute, "inner");
+  EXPECT_STREQ(paramInfo(Param::Ffn).megatronFlag, "--ffn-hidden-size");
+  EXPECT_EQ(paramInfo(Param::Ffn).splitBy, Param::Tp);
+  EXPECT_EQ(paramInfo(Param::Hidden).splitBy, std::nullopt);
+}
+
+TEST(DimExpr, EvaluatesExactlyAndPrintsMinimalParentheses) {
+  // (heads/tp + 2*max(1, kv_heads/tp)) * head_dim at a = 32, g = 8, t = 4,
+  // d = 128: (8 + 2*2) * 128 = 1536.
+  DimExpr e = (P(Param::Heads) / P(Param::Tp) +
+               C(2) * DimExpr::max(C(1), P(Param::KvHeads) / P(Param::Tp))) *
+              P(Param::HeadDim);
+  Bindings b = env({{Param::Heads, 32},
+                    {Param::KvHeads, 8},
+                    {Param::Tp, 4},
+                    {Param::HeadDim, 128}});
+  EXPECT_EQ(e.eval(b), 1536);
+  EXPECT_EQ(e.str(), "(heads/tp+2*max(1,kv_heads/tp))*head_dim");
+  // t = 16 > g = 8: each rank keeps one replicated kv head: (2 + 2) * 128.
+  b.set(Param::Tp, 16);
+  EXPECT_EQ(e.eval(b), 512);
+  // t = 3 divides neither: no value.
+  b.set(Param::Tp, 3);
+  EXPECT_EQ(e.eval(b), std::nullopt);
+  // An unbound parameter has no value.
+  EXPECT_EQ(P(Param::Vocab).eval(b), std::nullopt);
+  EXPECT_TRUE(e.mentions(Param::KvHeads));
+  EXPECT_FALSE(e.mentions(Param::Hidden));
+}
+
+TEST(DimExpr, ParseReadsWhatStrPrints) {
+  for (const char *text :
+       {"microbatch*seq", "2*(ffn/tp)", "hidden/heads",
+        "microbatch*(heads/tp)", "(heads/tp+2*(heads/tp))*(hidden/heads)",
+        "max(1,kv_heads/tp)", "1"}) {
+    std::string error;
+    auto e = DimExpr::parse(text, error);
+    ASSERT_TRUE(e) << text << ": " << error;
+    EXPECT_EQ(e->str(), text);
+  }
+  std::string error;
+  EXPECT_FALSE(DimExpr::parse("ffn/", error));
+  EXPECT_NE(error.find("expected"), std::string::npos) << error;
+  EXPECT_FALSE(DimExpr::parse("intermediate_size", error));
+  EXPECT_NE(error.find("unknown parameter 'intermediate_size'"),
+            std::string::npos);
+  EXPECT_FALSE(DimExpr::parse("99999999999999999999", error));
+  EXPECT_FALSE(DimExpr::parse(std::string(200, '(') + "1", error));
+  // Overflow is no value, and says so.
+  bool overflow = false;
+  auto big = DimExpr::parse("hidden*hidden*hidden", error);
+  EXPECT_EQ(big->eval(env({{Param::Hidden, int64_t(1) << 22}}), &overflow),
+            std::nullopt);
+  EXPECT_TRUE(overflow);
+}
+
+TEST(DimExpr, UnitDegreesLeaveLabels) {
+  std::string error;
+  auto e = DimExpr::parse("(heads/tp+2*max(1,kv_heads/tp))*head_dim", error);
+  EXPECT_EQ(e->withoutUnitDegrees(env({{Param::Tp, 1}})).str(),
+            "(heads+2*kv_heads)*head_dim");
+  EXPECT_EQ(e->withoutUnitDegrees(env({{Param::Tp, 2}})).str(), e->str());
+}
+
+TEST(BlockModels, SizesCarryTheirExpressions) {
+  // Llama-2-7B-like at t = 2: h = 4096, a = g = 32, f = 11008 gated and
+  // fused, b = 1, s = 64.
+  ModelConfig c;
+  c.microbatch = 1;
+  c.seq = 64;
+  c.hidden = 4096;
+  c.vocab = 32000;
+  c.tp = 2;
+  c.attention.heads = c.attention.kvHeads = 32;
+  c.mlp.inner = 11008;
+  c.mlp.gated = true;
+  c.mlp.fusedGateUp = true;
+  std::vector<GemmSpec> a = attentionGemms(c, 0);
+  // MHA states kv_heads as heads; N = (16 + 2*16) * 128 = 6144.
+  EXPECT_EQ(a[0].n.expr.str(), "(heads/tp+2*(heads/tp))*(hidden/heads)");
+  EXPECT_EQ(a[0].n.value, 6144);
+  EXPECT_FALSE(a[0].env.has(Param::KvHeads));
+  // Scores: batch b*a/t = 16, K = d = 4096/32 = 128.
+  EXPECT_EQ(a[1].batch.expr.str(), "microbatch*(heads/tp)");
+  EXPECT_EQ(a[1].batch.value, 16);
+  EXPECT_EQ(a[1].k.value, 128);
+  std::vector<GemmSpec> m = mlpGemms(c, 0);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].name(), "mlp_gate_up");
+  EXPECT_EQ(m[0].n.expr.str(), "2*(ffn/tp)");
+  EXPECT_EQ(m[0].n.value, 11008); // 2 * 11008/2
+  EXPECT_EQ(m[0].env.get(Param::Ffn), 11008); // the global value
+  // The weight gradient of the down projection: (f/t x bs).(bs x h).
+  std::vector<GemmSpec> g = backwardGemms(m[1]);
+  EXPECT_EQ(g[1].name(), "mlp_down_wgrad");
+  EXPECT_EQ(g[1].m.expr.str(), "ffn/tp");
+  EXPECT_EQ(g[1].k.expr.str(), "microbatch*seq");
+  EXPECT_TRUE(g[1].transA);
+  // Every name parses back to its role and pass.
+  auto parsed = parseGemmName("attn_score_dk");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->first, Role::AttnScore);
+  EXPECT_EQ(parsed->second, GemmPass::GradB);
+  EXPECT_FALSE(parseGemmName("mlp_gate_up_dq"));
+}
+
+TEST(Neighbourhood, SharedCandidatesAreBounded) {
+  analysis::NeighbourhoodContext ctx; // bf16 on Hopper: 64 and 8 elements
+  // ffn 11006 at t = 1: multiples of 64 in [10125, 11887]: 10176 .. 11840,
+  // (11840 - 10176)/64 + 1 = 27 values, 11008 among them.
+  auto f = analysis::neighbourhood(Param::Ffn, 11006, ctx);
+  EXPECT_EQ(f.values.size(), 27u);
+  EXPECT_NE(std::find(f.values.begin(), f.values.end(), 11008),
+            f.values.end());
+  // Vocab only grows: the next 8 multiples of 64 from 50257: 50304 .. 50752.
+  auto v = analysis::neighbourhood(Param::Vocab, 50257, ctx);
+  ASSERT_EQ(v.values.size(), 8u);
+  EXPECT_EQ(v.values.front(), 50304);
+  EXPECT_EQ(v.values.back(), 50752);
+  // A huge head count: a/2 .. 2a would be 2^31 candidates; the list stops
+  // at kMaxCandidates, nearest first, and says so.
+  auto h = analysis::neighbourhood(Param::Heads, int64_t(1) << 31, ctx);
+  EXPECT_TRUE(h.truncated);
+  EXPECT_EQ((int64_t)h.values.size(), analysis::kMaxCandidates);
+  EXPECT_LE(std::llabs(h.values.front() - (int64_t(1) << 31)), 512);
+}
