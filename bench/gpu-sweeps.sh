@@ -64,9 +64,11 @@ if phase prepare; then
   }
   : > "$OUT/sweeps.txt"
   echo "$TARGET" > "$OUT/target.txt"
-  for s in wave vocab swiglu; do
+  "${SWEEP[@]}" wave > "$OUT/wave.mlir"
+  predict wave
+  for s in vocab swiglu; do
     "${SWEEP[@]}" "$s" > "$OUT/$s.mlir"
-    predict "$s"
+    predict "$s" --tshape-lower-to-linalg
   done
   "${SWEEP[@]}" heads-list > "$OUT/heads.txt"
   for a in $(cat "$OUT/heads.txt"); do

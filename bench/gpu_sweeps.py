@@ -49,18 +49,22 @@ if kind == "wave":
     body = "".join(gemm(i, mk, n, mk)
                    for i, n in enumerate(range(lo, hi + 1, step)))
     print("func.func @wave() {\n" + body + "  return\n}")
-elif kind == "vocab":
-    m, h, vocabs = S["vocab"]
-    print("func.func @vocab() {\n" +
-          "".join(gemm(i, m, v, h, tb=True) for i, v in enumerate(vocabs)) +
-          "  return\n}")
-elif kind == "swiglu":
-    m, h, inners = S["swiglu"]
+elif kind in ("vocab", "swiglu"):
+    # tshape ops, lowered by the prepare phase, so that every GEMM carries
+    # the parameter that sized it (the summary reads vocab and ffn from the
+    # report instead of guessing them from M, N and K). b*s = m as 1 x m.
+    m, h, sizes = S[kind]
+    x = f"tensor<1x{m}x{h}xbf16>"
     out = []
-    for i, f in enumerate(inners):
-        out.append(gemm(2 * i, m, f, h, tb=True))  # up (gate is the same)
-        out.append(gemm(2 * i + 1, m, h, f, tb=True))  # down
-    print("func.func @swiglu() {\n" + "".join(out) + "  return\n}")
+    for i, v in enumerate(sizes):
+        if kind == "vocab":
+            out.append(f"  %y{i} = tshape.lm_head %x vocab = {v} : {x} -> "
+                       f"tensor<1x{m}x{v}xbf16>\n")
+        else:
+            out.append(f"  %y{i} = tshape.mlp %x inner = {v} activation = "
+                       f"silu gated : {x} -> {x}\n")
+    print(f"func.func @{kind}(%x: {x}) {{\n" + "".join(out) +
+          "  return\n}")
 elif kind == "heads-list":
     print("\n".join(str(a) for a in S["heads"][3]))
 elif kind == "heads":

@@ -37,6 +37,18 @@ def tflops(rs, col):
     return sum(flops(r) for r in rs) / (t * 1e6) if t > 0 else 0.0
 
 
+def param(r, name, default=None):
+    """A model parameter of a GEMM row, from the report's params column
+    (report_csv.py): the analysis knows where each size came from."""
+    for item in r.get("params", "").split(";"):
+        key, _, value = item.partition("=")
+        if key == name:
+            return int(value)
+    if default is not None:
+        return default
+    sys.exit(f"summarize: a {r['name']} row has no '{name}' parameter")
+
+
 def errors(rs):
     return sorted(abs(float(r["prediction_error"])) for r in rs)
 
@@ -95,10 +107,10 @@ def compare(title, name, key, label):
     print()
 
 
-compare("Vocabulary (logits GEMM)", "vocab.csv", lambda r: r["n"], "vocab")
-compare("SwiGLU inner size (up and down GEMMs)", "swiglu.csv",
-        # up is m x inner x h, down m x h x inner, and inner > h
-        lambda r: str(max(int(r["n"]), int(r["k"]))), "inner")
+compare("Vocabulary (logits GEMM)", "vocab.csv",
+        lambda r: str(param(r, "vocab")), "vocab")
+compare("SwiGLU inner size (gate, up and down GEMMs)", "swiglu.csv",
+        lambda r: str(param(r, "ffn")), "ffn")
 
 heads = [(int(a), rows(f"heads-{a}.csv"))
          for a in text("heads.txt").split()]
@@ -111,8 +123,10 @@ if heads:
           "predicted us | predicted TFLOP/s |")
     print("|---|---|---|---|---|---|")
     for a, rs in heads:
-        h = int(next(r for r in rs if r["name"] == "qkv")["k"])
-        print(f"| {a} | {h // a} | {total(rs, 'measured_us'):.1f} | "
+        q = next(r for r in rs if r["name"] == "qkv")
+        # head_dim when explicit, else hidden/heads (the model's default)
+        d = param(q, "head_dim", param(q, "hidden") // param(q, "heads"))
+        print(f"| {param(q, 'heads')} | {d} | {total(rs, 'measured_us'):.1f} | "
               f"{tflops(rs, 'measured_us'):.4g} | "
               f"{total(rs, 'predicted_us'):.1f} | "
               f"{tflops(rs, 'predicted_us'):.1f} |")

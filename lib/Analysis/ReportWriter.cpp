@@ -81,6 +81,23 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
           j.attribute("name", r.name);
           j.attribute("layer", r.layer);
           j.attribute("location", r.location);
+          j.attribute("group", r.spec ? model::roleGroupName(r.spec->group())
+                                      : "other");
+          if (r.spec) {
+            // Where the sizes came from: the expressions and the values of
+            // the parameters they use (Model/Gemm.h).
+            j.attributeObject("sizes", [&] {
+              j.attribute("batch", r.spec->batch.expr.str());
+              j.attribute("m", r.spec->m.expr.str());
+              j.attribute("n", r.spec->n.expr.str());
+              j.attribute("k", r.spec->k.expr.str());
+            });
+            j.attributeObject("params", [&] {
+              for (size_t i = 0; i < model::kNumParams; ++i)
+                if (auto v = r.spec->env.get(model::Param(i)))
+                  j.attribute(model::paramName(model::Param(i)), *v);
+            });
+          }
           j.attribute("batch", r.problem.batch);
           j.attribute("m", r.problem.m);
           j.attribute("n", r.problem.n);

@@ -148,7 +148,9 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     return std::nullopt;
   const int64_t eb = model::dtypeBytes(c.dtype);
   const int64_t align = std::max<int64_t>(1, target.bestAlignBytes / eb);
-  auto varies = [&](const char *p) { return o.vary.count(p) > 0; };
+  using model::Param;
+  using model::paramName;
+  auto varies = [&](Param p) { return o.vary.count(paramName(p)) > 0; };
 
   // Neighbourhoods (Neighbourhood.h, docs/optimize-shapes.md): the same
   // candidates a finding of the report may suggest.
@@ -158,15 +160,14 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   ctx.tp = c.tp;
   ctx.minHeadDim = o.minHeadDim;
   ctx.maxHeadDim = o.maxHeadDim;
-  using model::Param;
   std::vector<int64_t> vocabs = {c.vocab};
-  if (varies("vocab"))
+  if (varies(Param::Vocab))
     vocabs = around(Param::Vocab, c.vocab, ctx);
   std::vector<int64_t> ffns = {c.mlp.inner};
-  if (varies("ffn"))
+  if (varies(Param::Ffn))
     ffns = around(Param::Ffn, c.mlp.inner, ctx);
   std::vector<int64_t> hiddens = {c.hidden};
-  if (varies("hidden"))
+  if (varies(Param::Hidden))
     hiddens = around(Param::Hidden, c.hidden, ctx);
 
   SearchResult res;
@@ -193,7 +194,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     // Heads: keep hidden = heads x head_dim (implicit head dim) with the head
     // dim in [minHeadDim, maxHeadDim], or keep an explicit head dim.
     std::vector<int64_t> headsList = {a};
-    if (varies("heads"))
+    if (varies(Param::Heads))
       for (int64_t a2 : neighbourhood(Param::Heads, a, ctx).values) {
         int64_t d = explicitHeadDim ? c.attention.headDim : h / a2;
         if (!explicitHeadDim && h % a2 != 0)
@@ -206,7 +207,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
       // Key/value heads: the GQA ratio is kept (MHA stays MHA, MQA stays
       // MQA) unless kv_heads may vary.
       std::vector<int64_t> kvList;
-      if (varies("kv_heads")) {
+      if (varies(Param::KvHeads)) {
         for (int64_t g2 = 1; g2 <= a2; ++g2)
           if (a2 % g2 == 0)
             kvList.push_back(g2);
@@ -294,20 +295,20 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     ch.paramDelta = pc ? pc->total - res.paramsBefore : 0;
     res.changes.push_back(ch);
   };
-  alone([&](ModelConfig &m) { m.hidden = best.hidden; }, "hidden", c.hidden,
+  alone([&](ModelConfig &m) { m.hidden = best.hidden; }, paramName(Param::Hidden), c.hidden,
         best.hidden);
   alone(
       [&](ModelConfig &m) {
         m.attention.heads = best.attention.heads;
         m.attention.kvHeads = best.attention.kvHeads;
       },
-      "heads", a, best.attention.heads);
-  if (varies("kv_heads"))
+      paramName(Param::Heads), a, best.attention.heads);
+  if (varies(Param::KvHeads))
     alone([&](ModelConfig &m) { m.attention.kvHeads = best.attention.kvHeads; },
-          "kv_heads", g, best.attention.kvHeads);
-  alone([&](ModelConfig &m) { m.vocab = best.vocab; }, "vocab", c.vocab,
+          paramName(Param::KvHeads), g, best.attention.kvHeads);
+  alone([&](ModelConfig &m) { m.vocab = best.vocab; }, paramName(Param::Vocab), c.vocab,
         best.vocab);
-  alone([&](ModelConfig &m) { m.mlp.inner = best.mlp.inner; }, "ffn",
+  alone([&](ModelConfig &m) { m.mlp.inner = best.mlp.inner; }, paramName(Param::Ffn),
         c.mlp.inner, best.mlp.inner);
   return res;
 }

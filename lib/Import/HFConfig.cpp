@@ -468,6 +468,9 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
 
 std::string tshape::megatronArguments(const ModelConfig &c,
                                       int64_t originalVocab) {
+  using model::Param;
+  // The flag of each parameter comes from the vocabulary (Params.h).
+  auto flagOf = [](Param p) { return model::paramInfo(p).megatronFlag; };
   std::string s;
   auto arg = [&](const char *name, int64_t v) {
     s += std::string(s.empty() ? "" : " ") + name + " " + std::to_string(v);
@@ -475,20 +478,20 @@ std::string tshape::megatronArguments(const ModelConfig &c,
   auto flag = [&](const char *name) {
     s += std::string(s.empty() ? "" : " ") + name;
   };
-  arg("--num-layers", c.layers);
-  arg("--hidden-size", c.hidden);
-  arg("--num-attention-heads", c.attention.heads);
+  arg(flagOf(Param::Layers), c.layers);
+  arg(flagOf(Param::Hidden), c.hidden);
+  arg(flagOf(Param::Heads), c.attention.heads);
   if (c.attention.kvHeads != c.attention.heads) {
     flag("--group-query-attention");
-    arg("--num-query-groups", c.attention.kvHeads);
+    arg(flagOf(Param::KvHeads), c.attention.kvHeads);
   }
   if (c.attention.headDim)
-    arg("--kv-channels", c.attention.headDim);
-  arg("--ffn-hidden-size", c.mlp.inner);
-  arg("--seq-length", c.seq);
+    arg(flagOf(Param::HeadDim), c.attention.headDim);
+  arg(flagOf(Param::Ffn), c.mlp.inner);
+  arg(flagOf(Param::Seq), c.seq);
   arg("--max-position-embeddings", c.seq);
-  arg("--micro-batch-size", c.microbatch);
-  arg("--tensor-model-parallel-size", c.tp);
+  arg(flagOf(Param::Microbatch), c.microbatch);
+  arg(flagOf(Param::Tp), c.tp);
   // Megatron pads the tokenizer's vocabulary up to a multiple of
   // (divisible-by x tp): pick the largest power of two that lands exactly on
   // the model's vocab.
@@ -499,7 +502,7 @@ std::string tshape::megatronArguments(const ModelConfig &c,
       best = x;
   }
   if (best)
-    arg("--make-vocab-size-divisible-by", best);
+    arg(flagOf(Param::Vocab), best);
   else
     s += " # vocab " + std::to_string(c.vocab) +
          " is not reachable by Megatron's padding from " + std::to_string(vo);

@@ -24,8 +24,10 @@ const ParamInfo kParams[kNumParams] = {
   {Param::Ffn, "ffn", ParamKind::Hyperparam, "inner",
    "intermediate_size,n_inner,ffn_dim,ffn_hidden_size", "--ffn-hidden-size",
    Param::Tp, true},
+  // Megatron-LM pads the tokenizer's vocabulary to a multiple of this
+  // times tp; the exporter solves for it (HFConfig.cpp).
   {Param::Vocab, "vocab", ParamKind::Hyperparam, "vocab", "vocab_size",
-   "--padded-vocab-size", Param::Tp, true},
+   "--make-vocab-size-divisible-by", Param::Tp, true},
   {Param::Layers, "layers", ParamKind::Hyperparam, "layers",
    "num_hidden_layers,n_layer,num_layers", "--num-layers", std::nullopt,
    false},

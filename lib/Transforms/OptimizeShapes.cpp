@@ -102,7 +102,7 @@ struct TShapeOptimizeShapesPass
       }
       SearchOptions fo = so;
       if (!hasVocab)
-        fo.vary.erase("vocab");
+        fo.vary.erase(model::paramName(model::Param::Vocab));
       std::optional<SearchResult> res = search.search(*c, fo, err);
       if (!res) {
         fn.emitError() << "tshape-optimize-shapes: " << err;
