@@ -214,6 +214,7 @@ TEST(GemmModel, NarrowLoadsSlowMemoryBoundGemms) {
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Model/Transformer.h"
 
 TEST(ShapeReport, VocabFindingFromTheModel) {
   // One logits GEMM (8192 x 2560).(2560 x 50257), weights stored [N, K].

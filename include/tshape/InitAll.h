@@ -11,7 +11,7 @@
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Conversion/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
-#include "tshape/Pipelines.h"
+#include "tshape/Transforms/Pipelines.h"
 #include "tshape/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -45,44 +45,6 @@ tshape::model::checkedProduct(std::initializer_list<int64_t> factors) {
 // Enums
 //===----------------------------------------------------------------------===//
 
-int64_t tshape::model::dtypeBytes(DType t) {
-  switch (t) {
-  case DType::BF16:
-  case DType::FP16:
-    return 2;
-  case DType::FP32:
-  case DType::TF32:
-    return 4;
-  case DType::FP8:
-    return 1;
-  }
-  return 2;
-}
-
-const char *tshape::model::dtypeName(DType t) {
-  switch (t) {
-  case DType::BF16:
-    return "bf16";
-  case DType::FP16:
-    return "fp16";
-  case DType::FP32:
-    return "fp32";
-  case DType::TF32:
-    return "tf32";
-  case DType::FP8:
-    return "fp8";
-  }
-  return "bf16";
-}
-
-std::optional<DType> tshape::model::parseDType(const std::string &name) {
-  for (DType t : {DType::BF16, DType::FP16, DType::FP32, DType::TF32,
-                  DType::FP8})
-    if (name == dtypeName(t))
-      return t;
-  return std::nullopt;
-}
-
 const char *tshape::model::activationName(Activation a) {
   switch (a) {
   case Activation::GELU:

@@ -9,7 +9,7 @@
 #include "tshape/Analysis/ShapeSearch.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

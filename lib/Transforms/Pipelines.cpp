@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Pipelines.h"
+#include "tshape/Transforms/Pipelines.h"
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Conversion/Passes.h"
 

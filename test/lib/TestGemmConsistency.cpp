@@ -13,7 +13,7 @@
 
 #include "tshape/Analysis/Contraction.h"
 #include "tshape/Conversion/Passes.h"
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

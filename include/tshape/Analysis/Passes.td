@@ -1,6 +1,6 @@
 //===- Passes.td - tshape analysis passes ------------------*- tablegen -*-===//
 //
-// GEMM efficiency analysis on a GPU target.
+// GEMM efficiency analysis on a GPU target, and the GEMM summary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +46,21 @@ def TShapeGemmAnalysis : Pass<"tshape-gemm-analysis", "::mlir::ModuleOp"> {
     Statistic<"numAnalyzed", "gemms-analyzed", "GEMMs analyzed">,
     Statistic<"numSkipped", "gemms-skipped", "Dynamic-shaped contractions skipped">,
     Statistic<"numFlagged", "gemms-flagged", "GEMMs flagged above the threshold">
+  ];
+}
+
+def TShapeGemmSummary : Pass<"tshape-gemm-summary", "::mlir::ModuleOp"> {
+  let summary = "print a human summary of the module's GEMMs";
+  let description = [{
+    Finds every static linalg contraction (named or generic, recognised by
+    `linalg::inferContractionDims`), groups GEMMs of the same role and
+    shape across layers, and prints a Markdown table with the batch count,
+    M, N, K, FLOPs and each group's share of the total. Leaves the IR
+    unchanged.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "file to write the summary to ('-' for stdout)">
   ];
 }
 

@@ -76,19 +76,4 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
 // GEMM summary
 //===----------------------------------------------------------------------===//
 
-def TShapeGemmSummary : Pass<"tshape-gemm-summary", "::mlir::ModuleOp"> {
-  let summary = "print a human summary of the module's GEMMs";
-  let description = [{
-    Finds every static linalg contraction (named or generic, recognised by
-    `linalg::inferContractionDims`), groups GEMMs of the same role and
-    shape across layers, and prints a Markdown table with the batch count,
-    M, N, K, FLOPs and each group's share of the total. Leaves the IR
-    unchanged.
-  }];
-  let options = [
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "file to write the summary to ('-' for stdout)">
-  ];
-}
-
 #endif // TSHAPE_CONVERSION_PASSES_TD

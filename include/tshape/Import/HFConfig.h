@@ -1,7 +1,8 @@
 //===- HFConfig.h - Hugging Face config.json import -------------*- C++ -*-===//
 //
-// Reads a Hugging Face `config.json` into a tshape::ModelConfig, and builds
-// tshape IR from a ModelConfig. The key table per model_type is documented
+// Reads a Hugging Face `config.json` into a tshape::ModelConfig and writes
+// one back (and Megatron-LM arguments); the IR <-> ModelConfig bridge is in
+// the dialect (ModelConfigBridge.h). The key table per model_type is documented
 // in docs/importer.md.
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +10,7 @@
 #ifndef TSHAPE_IMPORT_HFCONFIG_H
 #define TSHAPE_IMPORT_HFCONFIG_H
 
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Model/Transformer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,26 +50,6 @@ std::vector<std::string> supportedModelTypes();
 std::optional<model::ModelConfig> importHFConfig(llvm::StringRef text,
                                           const ImportOptions &options,
                                           ImportDiagnostic &diag);
-
-/// Builds the tshape IR of `config`: a module holding one function that
-/// takes `b x s` token ids and returns `b x s x v` logits.
-mlir::OwningOpRef<mlir::ModuleOp> buildModelModule(mlir::MLIRContext *ctx,
-                                                   const model::ModelConfig &config,
-                                                   mlir::Location loc);
-
-/// Reads the model of a tshape function back into a ModelConfig: every
-/// attention op must share one configuration, and so must every MLP; the
-/// layer count is the number of attention (else MLP) ops, each multiplied by
-/// its enclosing repeats. `hasVocab` says whether an embedding or LM head
-/// gave the vocabulary. On failure returns nullopt with `error` set.
-std::optional<model::ModelConfig>
-extractModelConfig(mlir::func::FuncOp fn, bool &hasVocab, std::string &error);
-
-/// Rewrites the tshape ops of `fn` in place to `to` (from `from`): head
-/// counts, MLP inner size, vocabulary, and the tensor types when hidden or
-/// vocab change.
-void applyModelConfig(mlir::func::FuncOp fn, const model::ModelConfig &from,
-                      const model::ModelConfig &to);
 
 /// The Hugging Face config of `c` for `modelType`. With `base` (the original
 /// config.json), every key of the base is kept and only the keys of changed

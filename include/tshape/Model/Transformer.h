@@ -15,6 +15,7 @@
 
 #include "tshape/Model/Gemm.h"
 #include "tshape/Model/Parallelism.h"
+#include "tshape/Support/DType.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,15 +40,6 @@ std::optional<int64_t> checkedProduct(std::initializer_list<int64_t> factors);
 //===----------------------------------------------------------------------===//
 // Hyperparameters
 //===----------------------------------------------------------------------===//
-
-/// Storage/compute element type of the model's GEMMs.
-enum class DType { BF16, FP16, FP32, TF32, FP8 };
-/// Size of one element in bytes.
-int64_t dtypeBytes(DType t);
-/// Canonical lower-case name ("bf16", "fp16", "fp32", "tf32", "fp8").
-const char *dtypeName(DType t);
-/// Parses a canonical name; nullopt when unknown.
-std::optional<DType> parseDType(const std::string &name);
 
 enum class Activation { GELU, ReLU, SiLU };
 const char *activationName(Activation a);

@@ -11,7 +11,7 @@
 #ifndef TSHAPE_TARGET_GPUTARGET_H
 #define TSHAPE_TARGET_GPUTARGET_H
 
-#include "tshape/Model/Transformer.h"
+#include "tshape/Support/DType.h"
 
 #include <optional>
 #include <string>
@@ -36,7 +36,7 @@ struct GpuTarget {
   int64_t smCount = 0;
   /// Dense tensor-core peak in TFLOP/s, indexed by model::DType; 0 means the
   /// type has no GEMM path on this GPU.
-  double peakTflops[5] = {0, 0, 0, 0, 0};
+  double peakTflops[kNumDTypes] = {0, 0, 0, 0, 0};
   double memoryBandwidthGBs = 0; ///< DRAM bandwidth, GB/s
   double l2MB = 0;
   int64_t minAlignBytes = 16;  ///< tensor cores need 16-byte multiples

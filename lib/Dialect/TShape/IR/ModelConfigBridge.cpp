@@ -1,4 +1,4 @@
-//===- ModelBuilder.cpp - Build tshape IR from a ModelConfig --------------===//
+//===- ModelConfigBridge.cpp - tshape IR <-> ModelConfig -------------------===//
 //
 // Emits one function per model: embedding, a tshape.repeat of one block,
 // and the LM head, with the parallel and math attributes on the function.
@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

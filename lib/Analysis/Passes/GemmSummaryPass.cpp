@@ -1,12 +1,11 @@
-//===- GemmSummary.cpp - Human summary of a module's GEMMs ----------------===//
+//===- GemmSummaryPass.cpp - tshape-gemm-summary --------------------------===//
 //
-// The tshape-gemm-summary pass, and getContractionShape, which reads the GEMM
-// shape of any static linalg contraction.
+// A human summary of a module's GEMMs, grouped by role and shape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/Contraction.h"
-#include "tshape/Conversion/Passes.h"
+#include "tshape/Analysis/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Model/Transformer.h"
 
@@ -18,79 +17,11 @@
 
 namespace tshape {
 #define GEN_PASS_DEF_TSHAPEGEMMSUMMARY
-#include "tshape/Conversion/Passes.h.inc"
+#include "tshape/Analysis/Passes.h.inc"
 } // namespace tshape
 
 using namespace mlir;
 using namespace tshape;
-
-
-bool tshape::getOperandLayouts(linalg::LinalgOp op, bool &transA,
-                               bool &transB) {
-  transA = transB = false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims))
-    return false;
-  // Which loop dimension is innermost in A and in B.
-  auto innermost = [&](unsigned operand) -> std::optional<unsigned> {
-    AffineMap map = op.getIndexingMapsArray()[operand];
-    if (map.getNumResults() == 0)
-      return std::nullopt;
-    if (auto d = dyn_cast<AffineDimExpr>(map.getResults().back()))
-      return d.getPosition();
-    return std::nullopt;
-  };
-  if (auto a = innermost(0))
-    transA = llvm::is_contained(dims->m, *a);
-  if (auto b = innermost(1))
-    transB = llvm::is_contained(dims->k, *b);
-  return true;
-}
-
-std::optional<ContractionShape>
-tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
-  if (dynamic)
-    *dynamic = false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  ContractionShape s;
-  auto product = [&](ArrayRef<unsigned> ds, int64_t &out) {
-    std::optional<int64_t> p = 1;
-    for (unsigned d : ds) {
-      if (ShapedType::isDynamic(ranges[d]))
-        return false;
-      p = model::checkedMul(p, ranges[d]);
-    }
-    if (!p)
-      return false;
-    out = *p;
-    return true;
-  };
-  if (!product(dims->batch, s.batch) || !product(dims->m, s.m) ||
-      !product(dims->n, s.n) || !product(dims->k, s.k)) {
-    if (dynamic)
-      *dynamic = true;
-    return std::nullopt;
-  }
-  getOperandLayouts(op, s.transA, s.transB);
-  if (auto role = op->getAttrOfType<StringAttr>(TShapeDialect::kRoleAttrName))
-    s.role = role.str();
-  else
-    s.role = op->getName().getStringRef().str();
-  if (auto layer =
-          op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
-    s.layer = layer.getInt();
-  s.spec = getGemmProvenance(op, s.batch, s.m, s.n, s.k);
-  if (s.spec) {
-    s.spec->transA = s.transA;
-    s.spec->transB = s.transB;
-  }
-  return s;
-}
 
 namespace {
 struct TShapeGemmSummaryPass

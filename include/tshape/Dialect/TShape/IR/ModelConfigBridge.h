@@ -1,0 +1,46 @@
+//===- ModelConfigBridge.h - tshape IR <-> plain-C++ model ------*- C++ -*-===//
+//
+// Builds tshape IR from a model::ModelConfig, reads a function's model back,
+// and rewrites a function to another config. The importer, the shape
+// rewrite pass and the exporter all go through here, so that a rewrite pass
+// does not depend on the Hugging Face importer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_DIALECT_TSHAPE_IR_MODELCONFIGBRIDGE_H
+#define TSHAPE_DIALECT_TSHAPE_IR_MODELCONFIGBRIDGE_H
+
+#include "tshape/Model/Transformer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <optional>
+#include <string>
+
+namespace tshape {
+
+/// Builds the tshape IR of `config`: a module holding one function that
+/// takes `b x s` token ids and returns `b x s x v` logits.
+mlir::OwningOpRef<mlir::ModuleOp> buildModelModule(mlir::MLIRContext *ctx,
+                                                   const model::ModelConfig &config,
+                                                   mlir::Location loc);
+
+/// Reads the model of a tshape function back into a ModelConfig: every
+/// attention op must share one configuration, and so must every MLP; the
+/// layer count is the number of attention (else MLP) ops, each multiplied by
+/// its enclosing repeats. `hasVocab` says whether an embedding or LM head
+/// gave the vocabulary. On failure returns nullopt with `error` set.
+std::optional<model::ModelConfig>
+extractModelConfig(mlir::func::FuncOp fn, bool &hasVocab, std::string &error);
+
+/// Rewrites the tshape ops of `fn` in place to `to` (from `from`): head
+/// counts, MLP inner size, vocabulary, and the tensor types when hidden or
+/// vocab change.
+void applyModelConfig(mlir::func::FuncOp fn, const model::ModelConfig &from,
+                      const model::ModelConfig &to);
+
+} // namespace tshape
+
+#endif // TSHAPE_DIALECT_TSHAPE_IR_MODELCONFIGBRIDGE_H

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""The dependency rules of docs/architecture.md, checked on the sources.
+
+For each plain-C++ library, every source file and every tshape header it
+includes (transitively) must include no MLIR header ("mlir/..."); the GPU
+description must not reach the transformer model, and the support headers
+reach neither. Prints one line per library and exits 1 on a violation,
+naming the include chain.
+
+usage: check_walls.py SOURCE_ROOT
+"""
+import glob
+import os
+import re
+import sys
+
+root = sys.argv[1]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+# library -> (its sources, include prefixes it must never reach)
+RULES = {
+    "Support (include/tshape/Support)": (
+        glob.glob(f"{root}/include/tshape/Support/*.h"),
+        ["mlir/", "llvm/", "tshape/Model/", "tshape/Target/"]),
+    "TShapeModel (lib/Model)": (
+        glob.glob(f"{root}/lib/Model/*.cpp"),
+        ["mlir/", "tshape/Target/", "tshape/Analysis/", "tshape/Dialect/"]),
+    "TShapeTarget (lib/Target)": (
+        glob.glob(f"{root}/lib/Target/*.cpp"),
+        ["mlir/", "tshape/Model/", "tshape/Analysis/", "tshape/Dialect/"]),
+    "TShapeGemmModel (lib/Analysis/*.cpp)": (
+        glob.glob(f"{root}/lib/Analysis/*.cpp"),
+        ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
+         "tshape/Transforms/"]),
+}
+
+
+def walk(path, chain, forbidden, seen, errors):
+    text = open(path).read()
+    for inc in INCLUDE.findall(text):
+        here = chain + [inc]
+        if any(inc.startswith(f) for f in forbidden):
+            errors.append(" -> ".join(here))
+            continue
+        if inc.startswith("tshape/"):
+            header = os.path.join(root, "include", inc)
+            if os.path.exists(header) and header not in seen:
+                seen.add(header)
+                walk(header, here, forbidden, seen, errors)
+
+
+bad = 0
+for lib, (sources, forbidden) in RULES.items():
+    if not sources:
+        print(f"{lib}: no sources found")
+        bad += 1
+        continue
+    errors = []
+    for src in sorted(sources):
+        walk(src, [os.path.relpath(src, root)], forbidden, set(), errors)
+    if errors:
+        bad += 1
+        print(f"{lib}: VIOLATION")
+        for e in errors:
+            print(f"  {e}")
+    else:
+        print(f"{lib}: {len(sources)} files, clean")
+sys.exit(1 if bad else 0)
