@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Contraction.h"
+#include "tshape/Analysis/GemmCollection.h"
 #include "tshape/Analysis/GemmModel.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Transforms/Passes.h"
@@ -78,23 +78,19 @@ struct TShapePadGemmsPass
         resolveTarget(module, getArgument(), targetName, targetFile);
     if (!tgt)
       return signalPassFailure();
-    SmallVector<linalg::LinalgOp> ops;
-    module.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics())
-        ops.push_back(op);
-    });
-    for (linalg::LinalgOp op : ops)
-      padOne(op, *tgt);
+    // Collected before any rewrite; each op is padded at most once.
+    std::vector<CollectedGemm> gemms = getAnalysis<GemmCollection>().gemms();
+    for (const CollectedGemm &g : gemms)
+      if (linalg::LinalgOp(g.op).hasPureTensorSemantics())
+        padOne(g, *tgt);
   }
 
-  void padOne(linalg::LinalgOp op, const target::GpuTarget &tgt) {
-    bool dynamic = false;
-    auto shape = getContractionShape(op, &dynamic);
-    if (!shape)
-      return;
+  void padOne(const CollectedGemm &g, const target::GpuTarget &tgt) {
+    linalg::LinalgOp op = g.op;
+    const ContractionShape *shape = &g.shape;
     auto dims = linalg::inferContractionDims(op);
-    Type elt = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-    auto dtype = gemmDType(op, elt);
+    auto dtype = g.dtype;
+    Type elt = g.elementType;
     if (!dtype || failed(dims))
       return;
     int64_t eb = model::dtypeBytes(*dtype);

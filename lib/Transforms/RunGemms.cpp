@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Contraction.h"
+#include "tshape/Analysis/GemmCollection.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Runtime/Runtime.h"
 #include "tshape/Transforms/Passes.h"
@@ -131,20 +131,17 @@ struct TShapeRunGemmsPass
     Builder b(&getContext());
     int64_t measured = 0, skipped = 0;
     uint64_t seed = 1;
-    WalkResult walk = module.walk([&](linalg::LinalgOp op) -> WalkResult {
-      bool dynamic = false;
-      auto shape = getContractionShape(op, &dynamic);
-      if (!shape) {
-        if (dynamic) {
-          ++skipped;
-          op->emitRemark() << "tshape-run-gemms: skipped: dynamic shape (only "
-                              "static GEMMs can be timed)";
-        }
-        return WalkResult::advance();
-      }
-      Type elt =
-          getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-      auto dtype = gemmDType(op, elt);
+    const GemmCollection &collection = getAnalysis<GemmCollection>();
+    for (const SkippedGemm &sk : collection.skipped()) {
+      ++skipped;
+      sk.op->emitRemark() << "tshape-run-gemms: skipped: " << sk.reason
+                          << " (only static GEMMs can be timed)";
+    }
+    auto runOne = [&](const CollectedGemm &g) -> WalkResult {
+      Operation *op = g.op;
+      const ContractionShape *shape = &g.shape;
+      Type elt = g.elementType;
+      auto dtype = g.dtype;
       double gflop = 2.0 * shape->batch * double(shape->m) * shape->n *
                      shape->k / 1e9;
       if (!dtype || gflop > limit) {
@@ -218,11 +215,19 @@ struct TShapeRunGemmsPass
                   d.getDictionary(&getContext()));
       ++measured;
       return WalkResult::advance();
-    });
+    };
+    bool failedRun = false;
+    for (const CollectedGemm &g : collection.gemms())
+      if (runOne(g).wasInterrupted()) {
+        failedRun = true;
+        break;
+      }
     std::string device = api.deviceName(ctx);
     api.destroy(ctx);
-    if (walk.wasInterrupted())
+    if (failedRun)
       return signalPassFailure();
+    // Only attributes were added: the contractions are unchanged.
+    markAllAnalysesPreserved();
     emitRemark(module.getLoc())
         << "tshape-run-gemms on " << device << ": " << measured
         << " GEMMs measured, " << skipped << " skipped";

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Contraction.h"
+#include "tshape/Analysis/GemmCollection.h"
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Analysis/ShapeReport.h"
 #include "tshape/Analysis/TargetResolution.h"
@@ -87,27 +87,23 @@ struct TShapeGemmAnalysisPass
     std::vector<Operation *> ops;
     int64_t skipped = 0;
     std::map<int64_t, bool> fusedSeen;
-    module.walk([&](linalg::LinalgOp op) {
-      bool dynamic = false;
-      auto shape = getContractionShape(op, &dynamic);
-      if (!shape) {
-        if (dynamic) {
-          ++skipped;
-          if (remarks == "all")
-            op->emitRemark("tshape-gemm-analysis: skipped: dynamic shape");
-        }
-        return;
-      }
-      Type elt =
-          getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-      auto dtype = gemmDType(op, elt);
-      if (!dtype) {
+    const GemmCollection &collection = getAnalysis<GemmCollection>();
+    for (const SkippedGemm &sk : collection.skipped()) {
+      ++skipped;
+      if (remarks == "all")
+        sk.op->emitRemark() << "tshape-gemm-analysis: skipped: " << sk.reason;
+    }
+    for (const CollectedGemm &g : collection.gemms()) {
+      Operation *op = g.op;
+      const ContractionShape *shape = &g.shape;
+      if (!g.dtype) {
         ++skipped;
         if (remarks == "all")
           op->emitRemark() << "tshape-gemm-analysis: skipped: element type "
-                           << elt << " has no GEMM model";
-        return;
+                           << g.elementType << " has no GEMM model";
+        continue;
       }
+      auto dtype = g.dtype;
       GemmRecord r;
       r.name = shape->role;
       r.layer = shape->layer;
@@ -136,7 +132,7 @@ struct TShapeGemmAnalysisPass
       }
       records.push_back(std::move(r));
       ops.push_back(op);
-    });
+    }
 
     ShapeAnalysis analysis(*tgt, threshold);
     analysis.analyze(records);

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Contraction.h"
+#include "tshape/Analysis/GemmCollection.h"
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Model/Transformer.h"
@@ -41,12 +41,10 @@ struct TShapeGemmSummaryPass
         groups;
     int64_t dynamicCount = 0;
     double total = 0;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      bool dynamic = false;
-      auto s = getContractionShape(op, &dynamic);
-      dynamicCount += dynamic;
-      if (!s)
-        return;
+    const GemmCollection &collection = getAnalysis<GemmCollection>();
+    dynamicCount = collection.skipped().size();
+    for (const CollectedGemm &gemm : collection.gemms()) {
+      const ContractionShape *s = &gemm.shape;
       auto key = std::make_tuple(s->role, s->batch, s->m, s->n, s->k);
       Group &g = groups[key];
       if (g.count++ == 0) {
@@ -57,7 +55,7 @@ struct TShapeGemmSummaryPass
       double f = 2.0 * s->batch * s->m * s->n * s->k;
       g.flops += f;
       total += f;
-    });
+    }
 
     std::string err;
     auto file = openOutputFile(output, &err);
