@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/GemmCollection.h"
+#include "tshape/Dialect/TShape/IR/GemmAttributes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Runtime/Runtime.h"
 #include "tshape/Transforms/Passes.h"
@@ -128,7 +129,6 @@ struct TShapeRunGemmsPass
     }
     double limit = maxGflop >= 0 ? double(maxGflop)
                                  : (backend == "cpu" ? 20.0 : 1e300);
-    Builder b(&getContext());
     int64_t measured = 0, skipped = 0;
     uint64_t seed = 1;
     const GemmCollection &collection = getAnalysis<GemmCollection>();
@@ -169,24 +169,20 @@ struct TShapeRunGemmsPass
                         << ": " << api.lastError(ctx);
         return WalkResult::interrupt();
       }
-      NamedAttrList d;
-      d.append("backend", b.getStringAttr(backend.getValue()));
-      d.append("median_us", b.getF64FloatAttr(res.medianUs));
-      d.append("min_us", b.getF64FloatAttr(res.minUs));
-      d.append("max_us", b.getF64FloatAttr(res.maxUs));
-      d.append("tflops", b.getF64FloatAttr(res.tflops));
-      d.append("iters", b.getI64IntegerAttr(res.iters));
-      d.append("algo_id", b.getI64IntegerAttr(res.algoId));
-      d.append("tile_id", b.getI64IntegerAttr(res.tileId));
-      d.append("tile_m", b.getI64IntegerAttr(res.tileM));
-      d.append("tile_n", b.getI64IntegerAttr(res.tileN));
-      d.append("waves_count", b.getF64FloatAttr(res.wavesCount));
-      if (auto a = op->getAttrOfType<DictionaryAttr>(
-              TShapeDialect::kAnalysisAttrName))
-        if (auto p = a.getAs<FloatAttr>("predicted_us"))
-          d.append("prediction_error",
-                   b.getF64FloatAttr((p.getValueAsDouble() - res.medianUs) /
-                                     res.medianUs));
+      GemmMeasurement d;
+      d.backend = backend.getValue();
+      d.medianUs = res.medianUs;
+      d.minUs = res.minUs;
+      d.maxUs = res.maxUs;
+      d.tflops = res.tflops;
+      d.iters = res.iters;
+      d.algoId = res.algoId;
+      d.tileId = res.tileId;
+      d.tileM = res.tileM;
+      d.tileN = res.tileN;
+      d.wavesCount = res.wavesCount;
+      if (auto p = getGemmPrediction(op))
+        d.predictionError = (p->predictedUs - res.medianUs) / res.medianUs;
       if (check) {
         double rel = 0;
         s = api.check(ctx, &desc, samples, &rel);
@@ -196,7 +192,7 @@ struct TShapeRunGemmsPass
                           << api.lastError(ctx);
           return WalkResult::interrupt();
         }
-        d.append("max_rel_error", b.getF64FloatAttr(rel));
+        d.maxRelError = rel;
         double tol = api.tolerance(rtDType(*dtype));
         if (rel > tol) {
           op->emitError() << "tshape-run-gemms: check failed: max relative "
@@ -211,8 +207,7 @@ struct TShapeRunGemmsPass
                          << model::dtypeName(*dtype) << " tolerance "
                          << llvm::formatv("{0:e1}", tol);
       }
-      op->setAttr(TShapeDialect::kMeasuredAttrName,
-                  d.getDictionary(&getContext()));
+      setGemmMeasurement(op, d);
       ++measured;
       return WalkResult::advance();
     };

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/GemmCollection.h"
+#include "tshape/Dialect/TShape/IR/GemmAttributes.h"
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Analysis/ShapeReport.h"
 #include "tshape/Analysis/TargetResolution.h"
@@ -111,18 +112,12 @@ struct TShapeGemmAnalysisPass
       r.location = locString(op->getLoc());
       r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
                    shape->transA, shape->transB};
-      if (auto m = op->getAttrOfType<DictionaryAttr>(
-              TShapeDialect::kMeasuredAttrName)) {
-        if (auto us = m.getAs<FloatAttr>("median_us"))
-          r.measuredUs = us.getValueAsDouble();
-        if (auto w = m.getAs<FloatAttr>("waves_count"))
-          r.libraryWaves = w.getValueAsDouble();
-        if (auto t = m.getAs<IntegerAttr>("tile_id"))
-          r.libraryTileId = t.getInt();
-        if (auto t = m.getAs<IntegerAttr>("tile_m"))
-          r.libraryTileM = t.getInt();
-        if (auto t = m.getAs<IntegerAttr>("tile_n"))
-          r.libraryTileN = t.getInt();
+      if (auto m = getGemmMeasurement(op)) {
+        r.measuredUs = m->medianUs;
+        r.libraryWaves = m->wavesCount;
+        r.libraryTileId = m->tileId;
+        r.libraryTileM = m->tileM;
+        r.libraryTileN = m->tileN;
       }
       if (auto f =
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
@@ -140,7 +135,6 @@ struct TShapeGemmAnalysisPass
     Totals totals = analysis.totals(records);
 
     // Attributes, diagnostics (one per location, role and shape).
-    Builder b(&getContext());
     std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
              std::pair<size_t, std::vector<int64_t>>>
         groups;
@@ -148,23 +142,22 @@ struct TShapeGemmAnalysisPass
     for (size_t i = 0; i < records.size(); ++i) {
       const GemmRecord &r = records[i];
       const GemmEstimate &e = r.estimate;
-      NamedAttrList d;
-      d.append("bound", b.getStringAttr(r.fusedGroup >= 0 && r.fused.supported
-                                            ? "fused"
-                                            : (e.memoryBound ? "memory"
-                                                             : "compute")));
-      d.append("predicted_us", b.getF64FloatAttr(r.predictedUs));
-      d.append("loss", b.getF64FloatAttr(r.lossFraction));
-      d.append("flagged", b.getBoolAttr(r.flagged));
-      d.append("tile", b.getDenseI64ArrayAttr({e.tile.m, e.tile.n}));
-      d.append("split_k", b.getI64IntegerAttr(e.splitK));
-      d.append("waves", b.getI64IntegerAttr(e.waves));
-      d.append("tile_efficiency", b.getF64FloatAttr(e.tileEfficiency));
-      d.append("k_efficiency", b.getF64FloatAttr(e.kEfficiency));
-      d.append("wave_efficiency", b.getF64FloatAttr(e.waveEfficiency));
-      d.append("align_factor", b.getF64FloatAttr(e.alignFactor));
-      ops[i]->setAttr(TShapeDialect::kAnalysisAttrName,
-                      d.getDictionary(&getContext()));
+      GemmPrediction d;
+      d.bound = r.fusedGroup >= 0 && r.fused.supported
+                    ? "fused"
+                    : (e.memoryBound ? "memory" : "compute");
+      d.predictedUs = r.predictedUs;
+      d.loss = r.lossFraction;
+      d.flagged = r.flagged;
+      d.tileM = e.tile.m;
+      d.tileN = e.tile.n;
+      d.splitK = e.splitK;
+      d.waves = e.waves;
+      d.tileEfficiency = e.tileEfficiency;
+      d.kEfficiency = e.kEfficiency;
+      d.waveEfficiency = e.waveEfficiency;
+      d.alignFactor = e.alignFactor;
+      setGemmPrediction(ops[i], d);
       // One diagnostic per role and shape: identical layers are merged.
       auto key = std::make_tuple(r.name, r.problem.batch, r.problem.m,
                                  r.problem.n, r.problem.k);

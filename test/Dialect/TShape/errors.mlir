@@ -299,3 +299,26 @@ func.func @bad_sizes_param() attributes {tshape.sizes = {k = "ffn", params = {in
 func.func @bad_sizes_key() attributes {tshape.sizes = {q = "1"}} {
   return
 }
+
+// -----
+
+// tshape.measured and tshape.analysis follow one schema each
+// (GemmAttributes.h): a misspelled or mistyped entry is an error.
+// expected-error @+1 {{'tshape.measured' has an unknown entry 'median'}}
+func.func @bad_measured() attributes {tshape.measured = {median = 1.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.analysis' entry 'flagged' must be a boolean}}
+func.func @bad_analysis() attributes {tshape.analysis = {bound = "compute", predicted_us = 1.0 : f64, loss = 0.0 : f64, flagged = 1 : i64, tile = array<i64: 128, 128>, split_k = 1 : i64, waves = 1 : i64, tile_efficiency = 1.0 : f64, k_efficiency = 1.0 : f64, wave_efficiency = 1.0 : f64, align_factor = 1.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.measured' lacks the entry 'backend'}}
+func.func @missing_measured() attributes {tshape.measured = {median_us = 1.0 : f64}} {
+  return
+}

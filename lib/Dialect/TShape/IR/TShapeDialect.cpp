@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Dialect/TShape/IR/GemmAttributes.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Target/GpuTarget.h"
@@ -212,6 +213,10 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
         std::string error;
         if (name == kSizesAttrName &&
             !parseSizes(cast<DictionaryAttr>(attr.getValue()), error))
+          return op->emitError() << "'" << name << "' " << error;
+        if ((name == kMeasuredAttrName || name == kAnalysisAttrName) &&
+            !verifyGemmRecord(name, cast<DictionaryAttr>(attr.getValue()),
+                              error))
           return op->emitError() << "'" << name << "' " << error;
         return success();
       }
