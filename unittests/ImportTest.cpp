@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace tshape;
 using namespace tshape::model;
 
@@ -66,4 +68,32 @@ TEST(Import, KnowsAllListedTypes) {
                         "mistral", "qwen2", "phi", "falcon", "bloom", "gemma",
                         "stablelm", "bert"})
     EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
+}
+
+TEST(Import, KeyTablesUseTheVocabularysHfKeys) {
+  // Every key a model type reads is one of its parameter's HF keys in the
+  // vocabulary (Params.h), and every key listed there is read by some type:
+  // the vocabulary is the one list, the per-type tables choose from it.
+  std::set<std::pair<tshape::model::Param, std::string>> used;
+  for (auto &pk : tshape::hfKeysInUse()) {
+    used.insert(pk);
+    std::string listed =
+        std::string(",") + tshape::model::paramInfo(pk.first).hfKeys + ",";
+    EXPECT_NE(listed.find("," + pk.second + ","), std::string::npos)
+        << pk.second << " is not a listed key of "
+        << tshape::model::paramName(pk.first);
+  }
+  for (size_t i = 0; i < tshape::model::kNumParams; ++i) {
+    auto p = tshape::model::Param(i);
+    std::string keys = tshape::model::paramInfo(p).hfKeys;
+    size_t start = 0;
+    while (!keys.empty() && start <= keys.size()) {
+      size_t end = keys.find(',', start);
+      std::string k = keys.substr(start, end - start);
+      EXPECT_TRUE(used.count({p, k})) << k << " is listed but never read";
+      if (end == std::string::npos)
+        break;
+      start = end + 1;
+    }
+  }
 }

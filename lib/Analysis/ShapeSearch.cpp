@@ -179,7 +179,10 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   // Sizes (per rank) off the best alignment: vocab, ffn, head_dim, hidden.
   auto misaligned = [&](const ModelConfig &m) {
     int64_t n = 0;
-    for (int64_t v : {m.vocab / m.tp, m.mlp.inner / m.tp, m.headDim(),
+    auto rs = model::rankShape(m);
+    if (!rs)
+      return int64_t(4);
+    for (int64_t v : {rs->vocabPerRank, rs->innerPerRank, m.headDim(),
                       m.hidden})
       n += (v * eb) % target.bestAlignBytes != 0;
     return n;

@@ -94,6 +94,27 @@ const TypeSpec kSpecs[] = {
      Activation::GELU, false, {}, false, true, false},
 };
 
+} // namespace
+
+std::vector<std::pair<model::Param, std::string>> tshape::hfKeysInUse() {
+  std::vector<std::pair<model::Param, std::string>> out;
+  for (const TypeSpec &t : kSpecs)
+    for (auto [p, keys] :
+         {std::pair<model::Param, const Keys *>{model::Param::Hidden,
+                                                 &t.hidden},
+          {model::Param::Heads, &t.heads},
+          {model::Param::Layers, &t.layers},
+          {model::Param::Vocab, &t.vocab},
+          {model::Param::Ffn, &t.inner},
+          {model::Param::KvHeads, &t.kvHeads},
+          {model::Param::HeadDim, &t.headDim}})
+      for (const char *k : *keys)
+        out.push_back({p, k});
+  return out;
+}
+
+namespace {
+
 /// Reads keys of one JSON object and records the first problem.
 class Reader {
 public:

@@ -51,6 +51,10 @@ std::optional<model::ModelConfig> importHFConfig(llvm::StringRef text,
                                           const ImportOptions &options,
                                           ImportDiagnostic &diag);
 
+/// Every (parameter, key) pair the per-model-type key tables read, for
+/// checking them against the vocabulary's HF keys (Params.h).
+std::vector<std::pair<model::Param, std::string>> hfKeysInUse();
+
 /// The Hugging Face config of `c` for `modelType`. With `base` (the original
 /// config.json), every key of the base is kept and only the keys of changed
 /// sizes are rewritten (under the alias the base used). Fails on an unknown

@@ -429,7 +429,10 @@ Value Lowerer::lowerEmbedding(tshape::EmbeddingOp op, Value tokens) {
   // Rank-local table [v/t, h]; token ids are taken modulo v/t (the
   // vocab-parallel lookup and its all-reduce are not GEMMs).
   int64_t h = op.getResult().getType().getDimSize(2);
-  int64_t vRank = op.getVocab() / tp;
+  // The rank's share of the vocabulary, as the LM head's GEMM has it.
+  tshape::model::ModelConfig c = config(h);
+  c.vocab = op.getVocab();
+  int64_t vRank = tshape::model::logitsGemm(c).n.value;
   embeddingTable = weight({vRank, h});
   Value table = embeddingTable;
   Value init = tensor::EmptyOp::create(b, ArrayRef<int64_t>{batch, seq, h}, elt);
