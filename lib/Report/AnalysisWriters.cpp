@@ -1,11 +1,11 @@
-//===- ReportWriter.cpp - JSON and Markdown shape reports -----------------===//
+//===- AnalysisWriters.cpp - JSON and Markdown analysis reports -----------===//
 //
 // The report formats of docs/report-schema.md: JSON for programs, Markdown
-// for people. Both are written from the same records, totals and findings.
+// for people. Both render one AnalysisReport.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Report/Writers.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -14,6 +14,7 @@
 
 using namespace tshape;
 using namespace tshape::analysis;
+using namespace tshape::report;
 
 namespace {
 const char *bound(const GemmRecord &r) {
@@ -53,11 +54,14 @@ void attr(llvm::json::OStream &j, llvm::StringRef key, Num n) {
 }
 } // namespace
 
-void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
-                              const std::vector<GemmRecord> &records,
-                              const Totals &t,
-                              const std::vector<Finding> &findings,
-                              int64_t skipped) const {
+void tshape::report::writeJson(llvm::raw_ostream &os,
+                               const AnalysisReport &rep) {
+  const std::vector<GemmRecord> &records = rep.records;
+  const Totals &t = rep.totals;
+  const std::vector<Finding> &findings = rep.findings;
+  const int64_t skipped = rep.skipped;
+  const target::GpuTarget &target = rep.target;
+  const double threshold = rep.threshold;
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "tshape-report/1");
@@ -185,11 +189,14 @@ void ShapeAnalysis::writeJson(llvm::raw_ostream &os,
   os << "\n";
 }
 
-void ShapeAnalysis::writeMarkdown(llvm::raw_ostream &os,
-                                  const std::vector<GemmRecord> &records,
-                                  const Totals &t,
-                                  const std::vector<Finding> &findings,
-                                  int64_t skipped) const {
+void tshape::report::writeMarkdown(llvm::raw_ostream &os,
+                                   const AnalysisReport &rep) {
+  const std::vector<GemmRecord> &records = rep.records;
+  const Totals &t = rep.totals;
+  const std::vector<Finding> &findings = rep.findings;
+  const int64_t skipped = rep.skipped;
+  const target::GpuTarget &target = rep.target;
+  const double threshold = rep.threshold;
   os << "# tshape GEMM analysis: " << target.description << "\n\n";
   int64_t flagged = 0;
   for (const GemmRecord &r : records)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/ShapeSearch.h"
+#include "tshape/Report/Writers.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
@@ -33,21 +34,15 @@ std::string signedCount(int64_t v) {
   return (v >= 0 ? "+" : "") + std::to_string(v);
 }
 
-/// The analysis report of a whole model, rendered as JSON or Markdown.
-std::string renderReport(const target::GpuTarget &t,
-                         const model::ModelConfig &c, bool training,
-                         bool markdown) {
-  std::vector<GemmRecord> records = recordsFor(c, training);
-  ShapeAnalysis a(t, 0.1);
-  a.analyze(records);
-  Totals totals = a.totals(records);
-  std::vector<Finding> findings = a.findings(records);
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (markdown)
-    a.writeMarkdown(os, records, totals, findings, 0);
-  else
-    a.writeJson(os, records, totals, findings, 0);
+/// One side (before or after) of a function's optimization.
+report::OptimizationReport::Side side(const target::GpuTarget &t,
+                                      const model::ModelConfig &c,
+                                      const StepPrediction &step,
+                                      int64_t parameters, bool training) {
+  report::OptimizationReport::Side s;
+  s.step = step;
+  s.parameters = parameters;
+  s.analysis = report::analyze(t, 0.1, recordsFor(c, training), 0);
   return s;
 }
 
@@ -84,7 +79,8 @@ struct TShapeOptimizeShapesPass
       }
     }
 
-    std::string jsonFunctions, markdown;
+    report::OptimizationReport rep;
+    rep.target = *tgt;
     bool failedAny = false;
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       bool hasTShape = false;
@@ -154,57 +150,17 @@ struct TShapeOptimizeShapesPass
       }
       if (report.empty())
         continue;
-      // Report sections.
-      std::string js;
-      llvm::raw_string_ostream jo(js);
-      llvm::json::OStream j(jo);
-      j.object([&] {
-        j.attribute("name", fn.getName());
-        j.attributeArray("changes", [&] {
-          for (const Change &ch : res->changes)
-            j.object([&] {
-              j.attribute("parameter", ch.parameter);
-              j.attribute("before", ch.before);
-              j.attribute("after", ch.after);
-              j.attribute("speedup_alone",
-                          std::round(ch.speedup * 1000) / 1000);
-              j.attribute("param_delta", ch.paramDelta);
-            });
-        });
-        auto side = [&](const char *key, const StepPrediction &p,
-                        int64_t params, const model::ModelConfig &mc) {
-          j.attributeObject(key, [&] {
-            j.attribute("step_us", std::round(p.us * 1000) / 1000);
-            j.attribute("tflops", std::round(p.tflops() * 1000) / 1000);
-            j.attribute("parameters", params);
-            j.attributeBegin("report");
-            j.rawValue(renderReport(*tgt, mc, training, false));
-            j.attributeEnd();
-          });
-        };
-        side("before", res->predBefore, res->paramsBefore, res->before);
-        side("after", res->predAfter, res->paramsAfter, res->after);
-        j.attribute("evaluated", res->evaluated);
-        j.attribute("feasible", res->feasible);
-      });
-      jsonFunctions += (jsonFunctions.empty() ? "" : ",\n") + js;
-      markdown += "## @" + fn.getName().str() + "\n\n" + summary + "\n\n";
-      if (!res->changes.empty()) {
-        markdown += "| parameter | before | after | speed-up alone | "
-                    "parameter delta |\n| --- | ---: | ---: | ---: | ---: |\n";
-        for (const Change &ch : res->changes) {
-          char row[200];
-          snprintf(row, sizeof(row), "| %s | %lld | %lld | %.3fx | %s |\n",
-                   ch.parameter.c_str(), (long long)ch.before,
-                   (long long)ch.after, ch.speedup,
-                   signedCount(ch.paramDelta).c_str());
-          markdown += row;
-        }
-        markdown += "\n### Before\n\n" +
-                    renderReport(*tgt, res->before, training, true) +
-                    "\n### After\n\n" +
-                    renderReport(*tgt, res->after, training, true);
-      }
+      report::OptimizationReport::Function f;
+      f.name = fn.getName().str();
+      f.summary = summary;
+      f.changes = res->changes;
+      f.evaluated = res->evaluated;
+      f.feasible = res->feasible;
+      f.before = side(*tgt, res->before, res->predBefore, res->paramsBefore,
+                      training);
+      f.after = side(*tgt, res->after, res->predAfter, res->paramsAfter,
+                     training);
+      rep.functions.push_back(std::move(f));
     }
     if (failedAny)
       return signalPassFailure();
@@ -218,14 +174,10 @@ struct TShapeOptimizeShapesPass
           << report.getValue() << "': " << err;
       return signalPassFailure();
     }
-    if (report == "-" || StringRef(report).ends_with(".md"))
-      file->os() << "# tshape shape optimization: " << tgt->description
-                 << "\n\n"
-                 << markdown;
+    if (report::wantsMarkdown(report))
+      report::writeMarkdown(file->os(), rep);
     else
-      file->os() << "{\"schema\": \"tshape-optimize/1\", \"target\": \""
-                 << tgt->name << "\", \"functions\": [\n"
-                 << jsonFunctions << "\n]}\n";
+      report::writeJson(file->os(), rep);
     file->keep();
   }
 };

@@ -1,6 +1,7 @@
 // RUN: tshape-opt %s --tshape-gemm-summary -o /dev/null | FileCheck %s
 // RUN: tshape-opt %s --tshape-gemm-summary=output=%t.md -o /dev/null && FileCheck %s < %t.md
 // RUN: not tshape-opt %s --tshape-gemm-summary=output=/nonexistent/dir/x.md -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADFILE
+// RUN: tshape-opt %s --tshape-gemm-summary=output=%t.json -o /dev/null && FileCheck %s --check-prefix=JSON < %t.json
 
 // The summary reads any static contraction: named ops with or without
 // tshape roles, a linalg.generic contraction, and reports dynamic ones as
@@ -13,6 +14,13 @@
 // CHECK: | linalg.generic | - | 1 | 8 | 16 | 32 |
 // CHECK: 3 GEMMs, 0.00 TFLOP in all; 1 dynamic-shaped contractions skipped
 // BADFILE: error: cannot open summary output '/nonexistent/dir/x.md'
+// The same report model as JSON (tshape/Report/Writers.h).
+// JSON: "schema": "tshape-summary/1"
+// JSON: "role": "linalg.matmul",
+// JSON: "role": "mlp_up",
+// JSON-NEXT: "first_layer": 3,
+// JSON: "gemms": 3,
+// JSON: "skipped": 1
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>

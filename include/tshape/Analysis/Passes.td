@@ -60,7 +60,8 @@ def TShapeGemmSummary : Pass<"tshape-gemm-summary", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "file to write the summary to ('-' for stdout)">
+           "file to write the summary to ('-' for stdout; a .json file gets "
+           "JSON, anything else Markdown)">
   ];
 }
 

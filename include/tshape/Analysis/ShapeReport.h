@@ -3,8 +3,8 @@
 // Takes the GEMMs of a program (shape, role, layer), predicts each with the
 // GEMM cost model, traces every M/N/K to the hyperparameter that sized it,
 // aggregates the losses per hyperparameter into ranked findings with a
-// suggested value found by search, and writes the JSON and Markdown reports
-// (docs/report-schema.md). Plain C++: no MLIR types.
+// suggested value found by search. The reports that render the results are
+// in tshape/Report. Plain C++: no MLIR types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,15 +95,6 @@ public:
   Totals totals(const std::vector<GemmRecord> &records) const;
   /// Ranked by time saved, largest first.
   std::vector<Finding> findings(const std::vector<GemmRecord> &records);
-
-  void writeJson(llvm::raw_ostream &os, const std::vector<GemmRecord> &records,
-                 const Totals &totals, const std::vector<Finding> &findings,
-                 int64_t skipped) const;
-  void writeMarkdown(llvm::raw_ostream &os,
-                     const std::vector<GemmRecord> &records,
-                     const Totals &totals,
-                     const std::vector<Finding> &findings,
-                     int64_t skipped) const;
 
 private:
   const GemmEstimate &estimate(const GemmProblem &p);

@@ -10,6 +10,7 @@
 #include "tshape/Dialect/TShape/IR/GemmAttributes.h"
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Report/Writers.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
@@ -84,7 +85,7 @@ struct TShapeGemmAnalysisPass
       return signalPassFailure();
 
     // Collect.
-    std::vector<GemmRecord> records;
+    std::vector<GemmRecord> collected;
     std::vector<Operation *> ops;
     int64_t skipped = 0;
     std::map<int64_t, bool> fusedSeen;
@@ -125,14 +126,16 @@ struct TShapeGemmAnalysisPass
         r.fusedPrimary = !fusedSeen[f.getInt()];
         fusedSeen[f.getInt()] = true;
       }
-      records.push_back(std::move(r));
+      collected.push_back(std::move(r));
       ops.push_back(op);
     }
 
-    ShapeAnalysis analysis(*tgt, threshold);
-    analysis.analyze(records);
-    std::vector<Finding> findings = analysis.findings(records);
-    Totals totals = analysis.totals(records);
+    // The report model, computed once: attributes, diagnostics and the
+    // report file all render it.
+    report::AnalysisReport rep =
+        report::analyze(*tgt, threshold, std::move(collected), skipped);
+    const std::vector<GemmRecord> &records = rep.records;
+    const std::vector<Finding> &findings = rep.findings;
 
     // Attributes, diagnostics (one per location, role and shape).
     std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
@@ -228,10 +231,10 @@ struct TShapeGemmAnalysisPass
                                  << report.getValue() << "': " << err;
       return signalPassFailure();
     }
-    if (report == "-" || StringRef(report).ends_with(".md"))
-      analysis.writeMarkdown(file->os(), records, totals, findings, skipped);
+    if (report::wantsMarkdown(report))
+      report::writeMarkdown(file->os(), rep);
     else
-      analysis.writeJson(file->os(), records, totals, findings, skipped);
+      report::writeJson(file->os(), rep);
     file->keep();
     markAllAnalysesPreserved();
   }

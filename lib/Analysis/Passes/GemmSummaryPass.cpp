@@ -8,6 +8,7 @@
 #include "tshape/Analysis/Passes.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Model/Transformer.h"
+#include "tshape/Report/Writers.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
@@ -28,33 +29,33 @@ struct TShapeGemmSummaryPass
     : public tshape::impl::TShapeGemmSummaryBase<TShapeGemmSummaryPass> {
   using Base::Base;
   void runOnOperation() override {
-    struct Group {
-      int64_t count = 0;
-      int64_t firstLayer = -1, lastLayer = -1;
-      double flops = 0;
-    };
-    // Keyed by first appearance so the table follows execution order.
-    std::vector<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>>
-        order;
-    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
-             Group>
-        groups;
-    int64_t dynamicCount = 0;
-    double total = 0;
+    report::SummaryReport rep;
     const GemmCollection &collection = getAnalysis<GemmCollection>();
-    dynamicCount = collection.skipped().size();
+    rep.skipped = collection.skipped().size();
+    // Grouped by role and shape, in order of first appearance.
+    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
+             size_t>
+        index;
     for (const CollectedGemm &gemm : collection.gemms()) {
-      const ContractionShape *s = &gemm.shape;
-      auto key = std::make_tuple(s->role, s->batch, s->m, s->n, s->k);
-      Group &g = groups[key];
-      if (g.count++ == 0) {
-        order.push_back(key);
-        g.firstLayer = s->layer;
+      const ContractionShape &s = gemm.shape;
+      auto key = std::make_tuple(s.role, s.batch, s.m, s.n, s.k);
+      auto [it, inserted] = index.try_emplace(key, rep.groups.size());
+      if (inserted) {
+        report::SummaryReport::Group g;
+        g.role = s.role;
+        g.firstLayer = s.layer;
+        g.batch = s.batch;
+        g.m = s.m;
+        g.n = s.n;
+        g.k = s.k;
+        rep.groups.push_back(g);
       }
-      g.lastLayer = s->layer;
-      double f = 2.0 * s->batch * s->m * s->n * s->k;
-      g.flops += f;
-      total += f;
+      report::SummaryReport::Group &g = rep.groups[it->second];
+      ++g.count;
+      g.lastLayer = s.layer;
+      g.flops += gemm.flops();
+      rep.totalFlops += gemm.flops();
+      ++rep.gemms;
     }
 
     std::string err;
@@ -65,33 +66,10 @@ struct TShapeGemmSummaryPass
           << "': " << err;
       return signalPassFailure();
     }
-    llvm::raw_ostream &os = file->os();
-    os << "| role | layers | batch | M | N | K | GFLOP (all) | share |\n"
-       << "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-    for (auto &key : order) {
-      Group &g = groups[key];
-      auto &[role, batch, m, n, k] = key;
-      std::string layers =
-          g.firstLayer < 0
-              ? std::string("-")
-              : (g.count == 1 ? std::to_string(g.firstLayer)
-                              : std::to_string(g.firstLayer) + ".." +
-                                    std::to_string(g.lastLayer) + " (x" +
-                                    std::to_string(g.count) + ")");
-      os << "| " << role << " | " << layers << " | " << batch << " | " << m
-         << " | " << n << " | " << k << " | "
-         << llvm::format("%.1f", g.flops / 1e9) << " | "
-         << llvm::format("%.1f%%", total > 0 ? 100.0 * g.flops / total : 0.0)
-         << " |\n";
-    }
-    int64_t gemms = 0;
-    for (auto &kv : groups)
-      gemms += kv.second.count;
-    os << "\n" << gemms << " GEMMs, "
-       << llvm::format("%.2f", total / 1e12) << " TFLOP in all";
-    if (dynamicCount)
-      os << "; " << dynamicCount << " dynamic-shaped contractions skipped";
-    os << "\n";
+    if (StringRef(output).ends_with(".json"))
+      report::writeJson(file->os(), rep);
+    else
+      report::writeMarkdown(file->os(), rep);
     file->keep();
     markAllAnalysesPreserved();
   }

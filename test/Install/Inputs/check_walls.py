@@ -28,6 +28,10 @@ RULES = {
     "TShapeTarget (lib/Target)": (
         glob.glob(f"{root}/lib/Target/*.cpp"),
         ["mlir/", "tshape/Model/", "tshape/Analysis/", "tshape/Dialect/"]),
+    "TShapeReport (lib/Report)": (
+        glob.glob(f"{root}/lib/Report/*.cpp"),
+        ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
+         "tshape/Transforms/"]),
     "TShapeGemmModel (lib/Analysis/*.cpp)": (
         glob.glob(f"{root}/lib/Analysis/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",

@@ -1,0 +1,70 @@
+//===- ReportModel.h - What tshape reports, computed once -------*- C++ -*-===//
+//
+// The models of tshape's three reports, filled by the passes and rendered
+// by the writers of Writers.h (JSON for programs, Markdown for people; an
+// HTML writer renders the same models), after llvm-mca's split of a view's
+// data (collectData) from its printers. Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_REPORT_REPORTMODEL_H
+#define TSHAPE_REPORT_REPORTMODEL_H
+
+#include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Analysis/ShapeSearch.h"
+
+#include <string>
+#include <vector>
+
+namespace tshape::report {
+
+/// tshape-gemm-analysis: every GEMM predicted, totals and ranked findings
+/// (docs/report-schema.md).
+struct AnalysisReport {
+  target::GpuTarget target;
+  double threshold = 0.1;
+  std::vector<analysis::GemmRecord> records;
+  analysis::Totals totals;
+  std::vector<analysis::Finding> findings;
+  int64_t skipped = 0; ///< contractions not analyzed
+};
+
+/// Predicts `records` on `target` and fills the whole report.
+AnalysisReport analyze(const target::GpuTarget &target, double threshold,
+                       std::vector<analysis::GemmRecord> records,
+                       int64_t skipped);
+
+/// tshape-optimize-shapes: per function, the changes and both sides.
+struct OptimizationReport {
+  struct Side {
+    analysis::StepPrediction step;
+    int64_t parameters = 0;
+    AnalysisReport analysis;
+  };
+  struct Function {
+    std::string name;
+    std::string summary; ///< the pass's one-line result
+    std::vector<analysis::Change> changes;
+    Side before, after;
+    int64_t evaluated = 0, feasible = 0;
+  };
+  target::GpuTarget target;
+  std::vector<Function> functions;
+};
+
+/// tshape-gemm-summary: GEMMs grouped by role and shape, in program order.
+struct SummaryReport {
+  struct Group {
+    std::string role;
+    int64_t firstLayer = -1, lastLayer = -1, count = 0;
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    double flops = 0;
+  };
+  std::vector<Group> groups;
+  double totalFlops = 0;
+  int64_t gemms = 0, skipped = 0;
+};
+
+} // namespace tshape::report
+
+#endif // TSHAPE_REPORT_REPORTMODEL_H
