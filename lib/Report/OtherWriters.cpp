@@ -132,7 +132,10 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
     });
     j.attribute("gemms", r.gemms);
     j.attribute("flops", r.totalFlops);
-    j.attribute("skipped", r.skipped);
+    j.attributeObject("skipped", [&] {
+      for (auto &[kind, count] : r.skipped)
+        j.attribute(kind, count);
+    });
   });
   os << "\n";
 }
@@ -150,7 +153,11 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
        << " |\n";
   os << "\n" << r.gemms << " GEMMs, "
      << llvm::format("%.2f", r.totalFlops / 1e12) << " TFLOP in all";
-  if (r.skipped)
-    os << "; " << r.skipped << " dynamic-shaped contractions skipped";
+  if (!r.skipped.empty()) {
+    os << "; not read as GEMMs:";
+    for (size_t i = 0; i < r.skipped.size(); ++i)
+      os << (i ? "," : "") << " " << r.skipped[i].second << " "
+         << r.skipped[i].first;
+  }
   os << "\n";
 }

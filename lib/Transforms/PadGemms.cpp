@@ -88,7 +88,7 @@ struct TShapePadGemmsPass
   void padOne(const CollectedGemm &g, const target::GpuTarget &tgt) {
     linalg::LinalgOp op = g.op;
     const ContractionShape *shape = &g.shape;
-    auto dims = linalg::inferContractionDims(op);
+    auto dims = contractionDims(op);
     auto dtype = g.dtype;
     Type elt = g.elementType;
     if (!dtype || failed(dims))

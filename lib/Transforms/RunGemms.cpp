@@ -134,8 +134,7 @@ struct TShapeRunGemmsPass
     const GemmCollection &collection = getAnalysis<GemmCollection>();
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
-      sk.op->emitRemark() << "tshape-run-gemms: skipped: " << sk.reason
-                          << " (only static GEMMs can be timed)";
+      sk.op->emitRemark() << "tshape-run-gemms: skipped: " << sk.reason;
     }
     auto runOne = [&](const CollectedGemm &g) -> WalkResult {
       Operation *op = g.op;

@@ -12,7 +12,7 @@
 // CHECK: | linalg.matmul | - | 1 | 64 | 128 | 256 |
 // CHECK: | mlp_up | 3 | 1 | 64 | 128 | 256 |
 // CHECK: | linalg.generic | - | 1 | 8 | 16 | 32 |
-// CHECK: 3 GEMMs, 0.00 TFLOP in all; 1 dynamic-shaped contractions skipped
+// CHECK: 3 GEMMs, 0.00 TFLOP in all; not read as GEMMs: 1 dynamic shape
 // BADFILE: error: cannot open summary output '/nonexistent/dir/x.md'
 // The same report model as JSON (tshape/Report/Writers.h).
 // JSON: "schema": "tshape-summary/1"
@@ -20,7 +20,8 @@
 // JSON: "role": "mlp_up",
 // JSON-NEXT: "first_layer": 3,
 // JSON: "gemms": 3,
-// JSON: "skipped": 1
+// JSON: "skipped": {
+// JSON-NEXT: "dynamic shape": 1
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>

@@ -19,7 +19,7 @@ func.func @g(%a: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> 
 // Not timed, each with a remark and counted as skipped: a dynamic shape and
 // element types the runtime has no GEMM for.
 // RUN: tshape-opt %s --split-input-file --tshape-run-gemms -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=ODD
-// ODD: remark: tshape-run-gemms: skipped: dynamic shape (only static GEMMs can be timed)
+// ODD: remark: tshape-run-gemms: skipped: dynamic shape: only static GEMMs are read
 // ODD: remark: tshape-run-gemms: skipped: element type 'i8' has no GEMM in the runtime (bf16, f16, f32 incl. tf32, f8E4M3FN)
 // ODD: remark: tshape-run-gemms: skipped: element type 'f64' has no GEMM in the runtime
 // ODD: remark: tshape-run-gemms on CPU reference (single thread): 0 GEMMs measured, 3 skipped

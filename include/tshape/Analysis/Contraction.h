@@ -30,6 +30,12 @@ struct ContractionShape {
   std::optional<model::GemmSpec> spec;
 };
 
+/// The batch, M, N and K loop dimensions of a contraction, from its two
+/// matrix operands and its result (scalar operands such as zero points are
+/// left out); result-only dimensions (a broadcast operand) join M or N.
+mlir::FailureOr<mlir::linalg::ContractionDimensions>
+contractionDims(mlir::linalg::LinalgOp op);
+
 /// Operand layouts of a contraction: whether A's innermost dimension is an
 /// M dimension (A stored K x M) and B's a K dimension (B stored N x K).
 /// False when `op` is not a contraction.

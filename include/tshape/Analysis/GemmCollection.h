@@ -1,8 +1,8 @@
 //===- GemmCollection.h - The GEMMs of a module, collected once -*- C++ -*-===//
 //
 // Every static linalg contraction of an operation with its GEMM view
-// (Contraction.h), its element type and the cost model's dtype, plus the
-// contractions that cannot be read (dynamic shapes) with the reason. The
+// (Contraction.h), its element type and the cost model's dtype, plus every
+// other op with a reduction, with the reason it is not read as a GEMM. The
 // passes that walk contractions (gemm-analysis, gemm-summary, pad-gemms,
 // run-gemms) get it from the pass manager with getAnalysis<GemmCollection>(),
 // in the way CIRCT's passes share an InstanceGraph.
@@ -35,10 +35,12 @@ struct CollectedGemm {
   }
 };
 
-/// A contraction that was not read, and why.
+/// An op with a reduction that was not read as a GEMM, and why: a dynamic
+/// shape, a convolution, or a reduction that is not a contraction.
 struct SkippedGemm {
   mlir::linalg::LinalgOp op;
-  std::string reason;
+  std::string kind;   ///< "dynamic shape", "convolution", "reduction"
+  std::string reason; ///< a sentence: what it is and why it is not read
 };
 
 class GemmCollection {

@@ -62,7 +62,9 @@ struct SummaryReport {
   };
   std::vector<Group> groups;
   double totalFlops = 0;
-  int64_t gemms = 0, skipped = 0;
+  int64_t gemms = 0;
+  /// Ops with a reduction not read as GEMMs, counted by kind, in order.
+  std::vector<std::pair<std::string, int64_t>> skipped;
 };
 
 } // namespace tshape::report

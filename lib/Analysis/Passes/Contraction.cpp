@@ -14,8 +14,7 @@ using namespace tshape;
 bool tshape::getOperandLayouts(linalg::LinalgOp op, bool &transA,
                                bool &transB) {
   transA = transB = false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
+  FailureOr<linalg::ContractionDimensions> dims = contractionDims(op);
   if (failed(dims))
     return false;
   // Which loop dimension is innermost in A and in B.
@@ -34,13 +33,59 @@ bool tshape::getOperandLayouts(linalg::LinalgOp op, bool &transA,
   return true;
 }
 
+FailureOr<linalg::ContractionDimensions>
+tshape::contractionDims(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // Scalar operands (the zero points of linalg.quantized_matmul) take no
+  // part in the index structure: read the two matrix operands and the
+  // result.
+  if (op.getNumDpsInputs() > 2) {
+    SmallVector<AffineMap> shaped;
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (isa<ShapedType>(in->get().getType()))
+        shaped.push_back(op.getMatchingIndexingMap(in));
+    if (shaped.size() != 2 || op.getNumDpsInits() != 1)
+      return failure();
+    shaped.push_back(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+    maps = shaped;
+  }
+  if (maps.size() != 3)
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(maps);
+  if (failed(dims))
+    return failure();
+  // A loop dimension only the result has (an operand broadcast along it,
+  // MLIR 20+ indexing_maps) still multiplies the work: every point of the
+  // result is computed. It joins M when there is no M, else N when there is
+  // no N, else M.
+  llvm::SmallDenseSet<unsigned> seen;
+  for (AffineMap m : {maps[0], maps[1]})
+    for (AffineExpr e : m.getResults())
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        seen.insert(d.getPosition());
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (AffineExpr e : maps[2].getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || seen.contains(d.getPosition()) ||
+        iters[d.getPosition()] != utils::IteratorType::parallel)
+      continue;
+    if (dims->m.empty() || !dims->n.empty())
+      dims->m.push_back(d.getPosition());
+    else
+      dims->n.push_back(d.getPosition());
+  }
+  return dims;
+}
+
 std::optional<ContractionShape>
 tshape::getContractionShape(linalg::LinalgOp op, bool *dynamic) {
   if (dynamic)
     *dynamic = false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+  FailureOr<linalg::ContractionDimensions> dims = contractionDims(op);
+  // GEMV forms (linalg.matvec, vecmat, batch_matvec) have no N or no M
+  // dimension: they are GEMMs with N = 1 or M = 1. A contraction needs K.
+  if (failed(dims) || dims->k.empty())
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   ContractionShape s;

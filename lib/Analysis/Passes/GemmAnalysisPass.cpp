@@ -185,9 +185,11 @@ struct TShapeGemmAnalysisPass
         os << r.name;
         if (layers.size() == 1 && layers[0] >= 0)
           os << " GEMM of layer " << layers[0];
-        else if (layers.size() > 1)
+        else if (layers.size() > 1 && layers.front() >= 0)
           os << " GEMM of layers " << layers.front() << ".." << layers.back()
              << " (x" << layers.size() << ")";
+        else if (layers.size() > 1)
+          os << " GEMM (x" << layers.size() << ")";
         else
           os << " GEMM";
         os << " (" << r.problem.batch << " x " << r.problem.m << "x"

@@ -31,7 +31,16 @@ struct TShapeGemmSummaryPass
   void runOnOperation() override {
     report::SummaryReport rep;
     const GemmCollection &collection = getAnalysis<GemmCollection>();
-    rep.skipped = collection.skipped().size();
+    for (const SkippedGemm &sk : collection.skipped()) {
+      auto it = llvm::find_if(rep.skipped,
+                              [&](auto &kc) { return kc.first == sk.kind; });
+      if (it == rep.skipped.end())
+        rep.skipped.push_back({sk.kind, 1});
+      else
+        ++it->second;
+      sk.op->emitRemark() << "tshape-gemm-summary: not read as a GEMM: "
+                          << sk.reason;
+    }
     // Grouped by role and shape, in order of first appearance.
     std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
              size_t>

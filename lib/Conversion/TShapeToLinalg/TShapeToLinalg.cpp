@@ -582,7 +582,7 @@ LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
         yielded.push_back(map.lookupOrDefault(v));
       continue;
     }
-    if (isa<TShapeDialect>(op.getDialect())) {
+    if (isa_and_nonnull<TShapeDialect>(op.getDialect())) {
       FailureOr<Value> r = lowerOp(&op, map);
       if (failed(r))
         return failure();
@@ -680,7 +680,7 @@ LogicalResult Lowerer::run() {
   batch = act.getDimSize(0);
   seq = act.getDimSize(1);
   WalkResult mismatch = fn.walk([&](Operation *op) -> WalkResult {
-    if (!isa<TShapeDialect>(op->getDialect()) || isa<tshape::YieldOp>(op))
+    if (!isa_and_nonnull<TShapeDialect>(op->getDialect()) || isa<tshape::YieldOp>(op))
       return WalkResult::advance();
     auto t = cast<RankedTensorType>(op->getResult(0).getType());
     if (t.getElementType() != elt || t.getDimSize(0) != batch ||
@@ -698,7 +698,7 @@ LogicalResult Lowerer::run() {
   Block &entry = fn.getBody().front();
   SmallVector<Operation *> topLevel;
   for (Operation &op : entry)
-    if (isa<TShapeDialect>(op.getDialect()))
+    if (isa_and_nonnull<TShapeDialect>(op.getDialect()))
       topLevel.push_back(&op);
   Value lastOut;
   for (Operation *op : topLevel) {
@@ -788,7 +788,7 @@ struct TShapeLowerToLinalgPass
                       StringAttr::get(&getContext(), t.getName()));
     // Any tshape op left (outside a function) cannot be lowered.
     WalkResult left = getOperation().walk([](Operation *op) {
-      if (isa<TShapeDialect>(op->getDialect())) {
+      if (isa_and_nonnull<TShapeDialect>(op->getDialect())) {
         op->emitOpError("must be inside a func.func to be lowered");
         return WalkResult::interrupt();
       }
