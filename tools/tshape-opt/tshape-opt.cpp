@@ -16,6 +16,7 @@ void registerTestGemmConsistencyPass();
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tshape::registerAllDialects(registry);
+  tshape::registerFrontendDialects(registry);
   tshape::registerAllPasses();
   tshape::test::registerTestGemmConsistencyPass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
