@@ -138,10 +138,14 @@ struct TShapePadGemmsPass
       // init (linalg.fill of tensor.empty) is instead rebuilt at the padded
       // size: only the extra elements are written. The slice back is a view
       // (it bufferizes to memref.subview) and copies nothing.
-      double bytes = double(eb) * (elements(t.getShape()) + elements(ps));
+      // Bytes of this operand's own element type (an f32 accumulator of a
+      // bf16 GEMM moves 4 bytes per element).
+      const double ob =
+          std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+      double bytes = ob * (elements(t.getShape()) + elements(ps));
       double launches = 1;
       if (op.isDpsInit(&operand) && filledEmpty(operand.get())) {
-        bytes = double(eb) * (elements(ps) - elements(t.getShape()));
+        bytes = ob * (elements(ps) - elements(t.getShape()));
         launches = 0;
       }
       copyUs += bytes / bw * 1e6 + launches * tgt.launchOverheadUs;
@@ -168,7 +172,15 @@ struct TShapePadGemmsPass
 
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    // Each operand is padded with a zero of its own element type: an f32
+    // accumulator of a bf16 GEMM gets an f32 zero.
+    llvm::DenseMap<Type, Value> zeros;
+    auto zeroOf = [&](Type t) {
+      Value &z = zeros[t];
+      if (!z)
+        z = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+      return z;
+    };
     SmallVector<Value> operands;
     std::string stored;
     for (OpOperand &operand : op->getOpOperands()) {
@@ -194,7 +206,7 @@ struct TShapePadGemmsPass
         high.push_back(b.getIndexAttr(n - o));
       auto padOp = tensor::PadOp::create(
           b, loc, RankedTensorType::get(ps, t.getElementType()), v, low, high,
-          zero);
+          zeroOf(t.getElementType()));
       operands.push_back(padOp);
       bool isInput = !op.isDpsInit(&operand);
       if (isInput && (v.getDefiningOp<arith::ConstantOp>() ||
