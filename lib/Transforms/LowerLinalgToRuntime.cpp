@@ -23,6 +23,35 @@ using namespace mlir;
 using namespace tshape;
 
 namespace {
+/// Why the runtime's entry points cannot express `op` (empty when they
+/// can): C = op(A) . op(B) with C row-major and its map the identity,
+/// A and B full-rank with maps that are (batch,) then their two matrix
+/// dimensions in either order.
+std::string notExpressible(linalg::LinalgOp op, unsigned rank) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap out = maps.back();
+  SmallVector<AffineExpr> identity;
+  for (unsigned i = 0; i < rank; ++i)
+    identity.push_back(getAffineDimExpr(i, op.getContext()));
+  if (out.getResults() != ArrayRef<AffineExpr>(identity))
+    return "the result is stored through a non-identity map (for example "
+           "transposed); the runtime writes C row-major";
+  for (unsigned i = 0; i < 2; ++i) {
+    AffineMap m = maps[i];
+    if (m.getNumResults() != rank)
+      return std::string("operand ") + (i ? "B" : "A") +
+             " is not full-rank (a broadcast operand); the runtime takes "
+             "full matrices";
+    if (!m.isProjectedPermutation())
+      return std::string("operand ") + (i ? "B" : "A") +
+             " is read through a map that is not a projected permutation";
+    if (rank == 3 && m.getResult(0) != getAffineDimExpr(0, op.getContext()))
+      return std::string("operand ") + (i ? "B" : "A") +
+             " does not lead with the batch dimension";
+  }
+  return "";
+}
+
 struct TShapeLowerLinalgToRuntimePass
     : public tshape::impl::TShapeLowerLinalgToRuntimeBase<
           TShapeLowerLinalgToRuntimePass> {
@@ -68,9 +97,16 @@ struct TShapeLowerLinalgToRuntimePass
                        "f32 operands");
         continue;
       }
+      unsigned rank = isa<linalg::BatchMatmulOp>(op.getOperation()) ? 3 : 2;
+      std::string why = notExpressible(op, rank);
+      if (!why.empty()) {
+        op->emitRemark() << "tshape-lower-linalg-to-runtime: left to the "
+                            "loop lowering: "
+                         << why;
+        continue;
+      }
       bool transA = false, transB = false;
       getOperandLayouts(op, transA, transB);
-      unsigned rank = isa<linalg::BatchMatmulOp>(op.getOperation()) ? 3 : 2;
       func::FuncOp callee = declare(
           rank == 3 ? "tshapeRtBatchMatmulF32" : "tshapeRtMatmulF32", rank);
       OpBuilder ob(op);
