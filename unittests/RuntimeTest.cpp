@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -37,13 +38,12 @@ TEST(Runtime, CpuTimesAndChecks) {
   // TFLOP/s = 2 * 2 * 33 * 17 * 45 / median.
   EXPECT_NEAR(r.tflops, 2.0 * 2 * 33 * 17 * 45 / (r.medianUs * 1e-6) / 1e12,
               1e-12);
-  // The CPU backend accumulates in float: each element's error is at most
-  // about K x 2^-24 of sum |a b| (here 45 x 6e-8 = 2.7e-6 of it); relative
-  // to a small element (the check floors |ref| at 1e-3 of the largest) it
-  // can be larger, so the bound is the pass's fp32 tolerance, 1e-4.
+  // The CPU backend accumulates in float; the check's error is in units of
+  // the typical output magnitude sqrt(K) rms(A) rms(B), and float
+  // accumulation keeps it under 2 K 2^-23 = 1.1e-5 here (K = 45).
   double err = 1;
   ASSERT_EQ(tshapeRtCheckGemm(ctx, &d, 0, &err), TSHAPE_RT_OK);
-  EXPECT_LT(err, 1e-4);
+  EXPECT_LT(err, tshapeRtCheckTolerance(TSHAPE_RT_FP32, 45));
   EXPECT_GT(err, 0); // float accumulation is not exact: the check is real
   for (tshapeRtDType t : {TSHAPE_RT_BF16, TSHAPE_RT_FP16, TSHAPE_RT_TF32,
                           TSHAPE_RT_FP8}) {
@@ -242,3 +242,46 @@ TEST(Runtime, CublasTileTableFollowsTheHeader) {
     find(t.id);
 }
 #endif
+
+TEST(Runtime, CheckRejectsAnErrorJustAboveTheTolerance) {
+  // One GEMM (2 x 8 x 5 x 4096, A and B transposed): inputs exact in bf16,
+  // C computed in double and stored as float (the best a backend can do).
+  // An error of 1.01 x the tolerance (in units of the typical output
+  // magnitude sqrt(K) rms(A) rms(B)) in one element is rejected; one of
+  // 0.5 x is accepted.
+  tshapeRtGemmDesc d = desc(2, 8, 5, 4096, TSHAPE_RT_BF16, 1, 1);
+  int64_t sa, sb, sc;
+  tshape::runtime::operandSizes(d, sa, sb, sc);
+  std::vector<float> a(sa * d.batch), b(sb * d.batch), c(sc * d.batch);
+  tshape::runtime::fillRandom(a.data(), a.size(), 7, d.dtype);
+  tshape::runtime::fillRandom(b.data(), b.size(), 8, d.dtype);
+  for (int64_t p = 0; p < d.batch; ++p)
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        double acc = 0;
+        for (int64_t l = 0; l < d.k; ++l)
+          acc += double(a[p * sa + l * d.m + i]) * b[p * sb + j * d.k + l];
+        c[p * sc + i * d.n + j] = float(acc);
+      }
+  const double tol = tshapeRtCheckTolerance(d.dtype, d.k);
+  // 8 x 2^-8 + 2 x 4096 x 2^-23 = 0.03223.
+  EXPECT_NEAR(tol, 8.0 / 256 + 8192.0 / 8388608, 1e-12);
+  double base =
+      tshape::runtime::checkError(d, a.data(), b.data(), c.data(), 0);
+  EXPECT_LT(base, 1e-6); // only float's rounding of the stored C
+  auto rms = [](const std::vector<float> &x) {
+    double s = 0;
+    for (float v : x)
+      s += double(v) * v;
+    return std::sqrt(s / double(x.size()));
+  };
+  const double unit = std::sqrt(double(d.k)) * rms(a) * rms(b);
+  std::vector<float> bad = c;
+  bad[17] += float(1.01 * tol * unit);
+  EXPECT_GT(tshape::runtime::checkError(d, a.data(), b.data(), bad.data(), 0),
+            tol);
+  std::vector<float> fine = c;
+  fine[17] += float(0.5 * tol * unit);
+  EXPECT_LT(tshape::runtime::checkError(d, a.data(), b.data(), fine.data(), 0),
+            tol);
+}

@@ -76,6 +76,13 @@ tshapeRtGemmDesc tnLayout(const tshapeRtGemmDesc &d);
 /// as N x K per batch (copies; unchanged when already so).
 void toTnLayout(const tshapeRtGemmDesc &d, const float *a, const float *b,
                 std::vector<float> &aOut, std::vector<float> &bOut);
+/// The check's error of a computed C against an fp64 reference, in units of
+/// the typical output magnitude: max over sampled outputs of
+/// |c - ref| / (sqrt(K) rms(A) rms(B)). A deterministic stride picks
+/// `samples` outputs (<= 0: all).
+double checkError(const tshapeRtGemmDesc &d, const float *a, const float *b,
+                  const float *c, int64_t samples);
+
 } // namespace tshape::runtime
 
 #endif // TSHAPE_RUNTIME_BACKEND_H

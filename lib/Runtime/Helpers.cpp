@@ -145,3 +145,35 @@ void tshape::runtime::toTnLayout(const tshapeRtGemmDesc &d, const float *a,
   else
     bOut.assign(b, b + sb * d.batch);
 }
+
+double tshape::runtime::checkError(const tshapeRtGemmDesc &d, const float *a,
+                                   const float *b, const float *c,
+                                   int64_t samples) {
+  int64_t sa, sb, sc;
+  operandSizes(d, sa, sb, sc);
+  auto rms = [](const float *x, int64_t n) {
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i)
+      s += double(x[i]) * x[i];
+    return n ? std::sqrt(s / double(n)) : 0.0;
+  };
+  const double scale = std::sqrt(double(d.k)) * rms(a, sa * d.batch) *
+                       rms(b, sb * d.batch);
+  int64_t total = sc * d.batch;
+  int64_t count = samples <= 0 || samples >= total ? total : samples;
+  int64_t stride = std::max<int64_t>(1, total / count);
+  double worst = 0;
+  for (int64_t idx = 0, taken = 0; idx < total && taken < count;
+       idx += stride, ++taken) {
+    int64_t p = idx / sc, rest = idx % sc, i = rest / d.n, j = rest % d.n;
+    const float *A = a + p * sa, *B = b + p * sb;
+    double acc = 0; // fp64 reference
+    for (int64_t l = 0; l < d.k; ++l) {
+      double x = d.transA ? A[l * d.m + i] : A[i * d.k + l];
+      double y = d.transB ? B[j * d.k + l] : B[l * d.n + j];
+      acc += x * y;
+    }
+    worst = std::max(worst, std::fabs(double(c[idx]) - acc));
+  }
+  return scale > 0 ? worst / scale : worst;
+}

@@ -135,19 +135,32 @@ const char *tshapeRtStatusString(tshapeRtStatus s) {
   return "unknown status";
 }
 
-double tshapeRtCheckTolerance(tshapeRtDType dtype) {
+double tshapeRtCheckTolerance(tshapeRtDType dtype, int64_t k) {
+  // In units of the typical output magnitude sqrt(K) rms(A) rms(B) (the
+  // check's error, Runtime.h). Inputs are exact in the dtype and their
+  // products exact in fp32, so two roundings remain:
+  //  - storing C: at most u_out |c|, and |c| stays under 8 typical
+  //    magnitudes for these inputs: 8 u_out;
+  //  - fp32 accumulation, in any order and even truncating:
+  //    |err| <= u_acc sum_i |s_i| over the partial sums s_i, which stay
+  //    under 2 typical magnitudes on average: 2 K u_acc, u_acc = 2^-23.
+  double uOut;
   switch (dtype) {
   case TSHAPE_RT_FP32:
-    return 1e-4;
   case TSHAPE_RT_TF32:
-    return 1e-2;
-  case TSHAPE_RT_BF16:
-  case TSHAPE_RT_FP8:
-    return 3e-2;
+    uOut = std::ldexp(1.0, -24);
+    break;
   case TSHAPE_RT_FP16:
-    return 5e-3;
+    uOut = std::ldexp(1.0, -11);
+    break;
+  case TSHAPE_RT_BF16:
+  case TSHAPE_RT_FP8: // fp8 GEMMs write bf16
+  default:
+    uOut = std::ldexp(1.0, -8);
+    break;
   }
-  return 1e-2;
+  const double uAcc = std::ldexp(1.0, -23);
+  return 8 * uOut + 2 * double(std::max<int64_t>(k, 1)) * uAcc;
 }
 
 tshapeRtStatus tshapeRtCreate(const char *backend, const char *backendLibrary,
@@ -273,31 +286,8 @@ tshapeRtStatus tshapeRtCheckGemm(tshapeRtContext *ctx,
     ctx->error = err;
     return s;
   }
-  // fp64 reference on a sample of outputs (deterministic stride).
-  int64_t total = sc * desc->batch;
-  int64_t count = samples <= 0 || samples >= total ? total : samples;
-  int64_t stride = std::max<int64_t>(1, total / count);
-  std::vector<double> ref, got;
-  double maxRef = 0;
-  for (int64_t idx = 0, taken = 0; idx < total && taken < count;
-       idx += stride, ++taken) {
-    int64_t p = idx / sc, rest = idx % sc, i = rest / desc->n,
-            j = rest % desc->n;
-    const float *A = a.data() + p * sa, *B = b.data() + p * sb;
-    double acc = 0;
-    for (int64_t l = 0; l < desc->k; ++l) {
-      double x = desc->transA ? A[l * desc->m + i] : A[i * desc->k + l];
-      double y = desc->transB ? B[j * desc->k + l] : B[l * desc->n + j];
-      acc += x * y;
-    }
-    ref.push_back(acc);
-    got.push_back(c[size_t(idx)]);
-    maxRef = std::max(maxRef, std::fabs(acc));
-  }
-  double worst = 0, floor = std::max(1e-3 * maxRef, 1e-12);
-  for (size_t q = 0; q < ref.size(); ++q)
-    worst = std::max(worst, std::fabs(got[q] - ref[q]) /
-                                std::max(std::fabs(ref[q]), floor));
+  double worst =
+      tshape::runtime::checkError(*desc, a.data(), b.data(), c.data(), samples);
   *maxRelError = worst;
   return TSHAPE_RT_OK;
 }

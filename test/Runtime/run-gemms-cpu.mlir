@@ -14,12 +14,15 @@
 // CHECK: linalg.matmul {tshape.analysis = {{.*}}, tshape.measured = {{{.*}}backend = "cpu"
 
 // fp32 and bf16/fp16 inputs are exact in their dtype; the CPU accumulates
-// in float, so every error is far below the dtype's tolerance (samples=0:
-// all output elements are compared).
-// REMARKS: remark: tshape-run-gemms: check: max relative error {{.*}} <= fp32 tolerance 1.0e-04
-// REMARKS: remark: tshape-run-gemms: check: max relative error {{.*}} <= fp32 tolerance 1.0e-04
-// REMARKS: remark: tshape-run-gemms: check: max relative error {{.*}} <= bf16 tolerance 3.0e-02
-// REMARKS: remark: tshape-run-gemms: check: max relative error {{.*}} <= fp16 tolerance 5.0e-03
+// in float, so every error is below the tolerance 8 u_out + 2 K 2^-23
+// (samples=0: all output elements are compared):
+//   fp32, K = 64: 8 x 2^-24 + 128 x 2^-23 = 1.57e-5;
+//   bf16, K = 24: 8 x 2^-8 + 48 x 2^-23 = 3.13e-2;
+//   fp16, K = 32: 8 x 2^-11 + 64 x 2^-23 = 3.91e-3.
+// REMARKS: remark: tshape-run-gemms: check: error {{.*}} <= fp32 tolerance 1.6e-05
+// REMARKS: remark: tshape-run-gemms: check: error {{.*}} <= fp32 tolerance 1.6e-05
+// REMARKS: remark: tshape-run-gemms: check: error {{.*}} <= bf16 tolerance 3.1e-02
+// REMARKS: remark: tshape-run-gemms: check: error {{.*}} <= fp16 tolerance 3.9e-03
 // REMARKS: remark: tshape-run-gemms on CPU reference (single thread): 4 GEMMs measured, 0 skipped
 // REPORT: "measured_us":
 // REPORT: "prediction_error":

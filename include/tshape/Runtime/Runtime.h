@@ -68,11 +68,13 @@ typedef struct {
 /* The status as a short string ("ok", "no device", ...). */
 const char *tshapeRtStatusString(tshapeRtStatus status);
 
-/* The largest max relative error (as tshapeRtCheckGemm measures it) that a
- * correct GEMM of `dtype` stays under, inputs being exact in the dtype:
- * fp32 1e-4, tf32 1e-2, bf16 3e-2, fp16 5e-3, fp8 3e-2 (fp8 GEMMs write
- * bf16 and accumulate in fp32). A wrong layout gives errors of order 1. */
-double tshapeRtCheckTolerance(tshapeRtDType dtype);
+/* The largest error (as tshapeRtCheckGemm measures it, in units of the
+ * typical output magnitude) that a correct GEMM of `dtype` with inner size
+ * `k` stays under, inputs being exact in the dtype: 8 u_out + 2 k 2^-23,
+ * u_out the unit roundoff of the stored result (fp32 and tf32 2^-24, fp16
+ * 2^-11, bf16 and fp8 (which writes bf16) 2^-8). Derivation in Runtime.cpp
+ * and docs/runtime.md. A wrong layout gives errors of order 1. */
+double tshapeRtCheckTolerance(tshapeRtDType dtype, int64_t k);
 
 /* Creates a context for backend "cpu" or "cublas". For "cublas" the
  * cuBLASLt backend library is loaded from `backendLibrary` (NULL: next to
@@ -94,8 +96,9 @@ tshapeRtStatus tshapeRtTimeGemm(tshapeRtContext *ctx,
 /* Runs one GEMM on random inputs on the context's backend and compares
  * `samples` output elements (all when samples <= 0 or >= the output size)
  * with an fp64 reference computed on the CPU from the same inputs rounded
- * to the dtype. *maxRelError receives the largest |got - ref| / max(|ref|,
- * 1e-3 x max|ref|). */
+ * to the dtype. *maxRelError receives the largest |got - ref| in units of
+ * the typical output magnitude sqrt(K) rms(A) rms(B): a relative error
+ * that does not blow up on outputs near zero (cancellation). */
 tshapeRtStatus tshapeRtCheckGemm(tshapeRtContext *ctx,
                                  const tshapeRtGemmDesc *desc, int64_t samples,
                                  double *maxRelError);

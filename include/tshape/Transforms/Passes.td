@@ -119,8 +119,9 @@ def TShapeRunGemms : Pass<"tshape-run-gemms", "::mlir::ModuleOp"> {
     Option<"samples", "samples", "int64_t", /*default=*/"256",
            "output elements compared by check (<= 0: all)">,
     Option<"maxGflop", "max-gflop", "double", /*default=*/"-1",
-           "skip GEMMs above this many GFLOP (default: 20 on cpu, no limit "
-           "on cublas)">,
+           "budget of the whole pass in GFLOP, every run of every GEMM "
+           "counted; a GEMM that would exceed it is skipped with a remark "
+           "(default: 8 on cpu, no limit on cublas)">,
     Option<"runtimeLib", "runtime-lib", "std::string", /*default=*/"\"\"",
            "path of libtshape_runtime.so (default: ../lib next to the tool)">
   ];
