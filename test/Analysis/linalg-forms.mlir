@@ -1,6 +1,17 @@
 // RUN: tshape-opt %s --tshape-gemm-summary -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s
 // RUN: tshape-opt %s --tshape-gemm-analysis="remarks=all" -verify-diagnostics -mlir-print-op-on-diagnostic=false -o /dev/null
 // RUN: tshape-opt %s --tshape-pad-gemms="force=true" 2>/dev/null | FileCheck %s --check-prefix=PAD
+// RUN: tshape-opt %s --tshape-gemm-summary=output=%t.json -o /dev/null 2>/dev/null
+// RUN: python3 -c "import json; r = json.load(open('%t.json')); [print(g['role'], g['batch'], g['m'], g['n'], g['k'], int(g['flops'])) for g in r['groups']]; print(sorted(r['skipped'].items()))" | FileCheck %s --check-prefix=FLOPS
+// Exact FLOPs, 2 x batch x M x N x K (the two contracts summed):
+// FLOPS: linalg.matvec 1 4096 1 11008 90177536
+// FLOPS-NEXT: linalg.vecmat 1 1 11008 4096 90177536
+// FLOPS-NEXT: linalg.batch_matvec 8 128 1 64 131072
+// FLOPS-NEXT: linalg.batch_matmul 1 1024 128 512 134217728
+// FLOPS-NEXT: linalg.matmul 1 256 128 512 33554432
+// FLOPS-NEXT: linalg.contract 1 64 32 128 1048576
+// FLOPS-NEXT: linalg.quantized_matmul 1 64 32 128 524288
+// FLOPS-NEXT: [('convolution', 1), ('reduction', 1)]
 // A convolution is never padded as a GEMM, even with force=true.
 // PAD: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %{{.*}} : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%{{.*}} : tensor<1x56x56x64xf32>)
 
