@@ -113,9 +113,29 @@ TEST(Rules, ExtremeValuesDoNotOverflowMessages) {
   EXPECT_NE(v->message.find(std::to_string(max - 1)), std::string::npos);
   // heads = max with hidden = max - 1: A1, and the divisor scan stays in
   // range.
+  // (Before, the upward scan computed heads + 1 at INT64_MAX: signed
+  // overflow, found by UBSan.)
   auto a = checkAttention(max - 1, max, max, 0, 1);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->rule, "A1");
+}
+
+TEST(Rules, DivisorHintIsBoundedOnHugePrimes) {
+  // hidden = 2^61 - 1 (a Mersenne prime) with 2^40 heads: no divisor other
+  // than 1 exists, and an unbounded downward scan would take 2^40 steps.
+  // The scans stop 4096 steps away and the message says so.
+  const int64_t prime = (int64_t(1) << 61) - 1;
+  auto a = checkAttention(prime, int64_t(1) << 40, 1, 0, 1);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->rule, "A1");
+  EXPECT_NE(a->message.find("nearest: none within 4096 of 1099511627776"),
+            std::string::npos)
+      << a->message;
+  // A near divisor is still found: 2560 with 33 heads -> 32 or 40.
+  auto b = checkAttention(2560, 33, 33, 0, 1);
+  ASSERT_TRUE(b);
+  EXPECT_NE(b->message.find("nearest: 32 or 40"), std::string::npos)
+      << b->message;
 }
 
 TEST(Gemms, Gpt3Forward) {

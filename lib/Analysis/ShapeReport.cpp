@@ -441,6 +441,10 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
                best.effect.empty() ? "" : ")", best.estimatedSpeedup,
                best.stepSpeedup);
       best.reason = buf;
+      if (cands.truncated)
+        best.reason += "; the search stopped at its bound: the " +
+                       std::to_string(kMaxCandidates) +
+                       " candidates nearest the value";
       out.push_back(best);
     }
   }

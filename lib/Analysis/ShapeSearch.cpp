@@ -131,12 +131,16 @@ std::string ShapeSearch::violation(const ModelConfig &original,
 }
 
 namespace {
-/// The current value, then its neighbourhood (Neighbourhood.h).
+/// The current value, then its neighbourhood (Neighbourhood.h); notes in
+/// `bounded` when the list stopped at its bound.
 std::vector<int64_t> around(model::Param p, int64_t value,
-                            const NeighbourhoodContext &ctx) {
+                            const NeighbourhoodContext &ctx,
+                            std::vector<std::string> &bounded) {
+  Neighbourhood n = neighbourhood(p, value, ctx);
+  if (n.truncated)
+    bounded.push_back(model::paramName(p));
   std::vector<int64_t> out = {value};
-  for (int64_t v : neighbourhood(p, value, ctx).values)
-    out.push_back(v);
+  out.insert(out.end(), n.values.begin(), n.values.end());
   return out;
 }
 } // namespace
@@ -160,17 +164,17 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   ctx.tp = c.tp;
   ctx.minHeadDim = o.minHeadDim;
   ctx.maxHeadDim = o.maxHeadDim;
+  SearchResult res;
   std::vector<int64_t> vocabs = {c.vocab};
   if (varies(Param::Vocab))
-    vocabs = around(Param::Vocab, c.vocab, ctx);
+    vocabs = around(Param::Vocab, c.vocab, ctx, res.bounded);
   std::vector<int64_t> ffns = {c.mlp.inner};
   if (varies(Param::Ffn))
-    ffns = around(Param::Ffn, c.mlp.inner, ctx);
+    ffns = around(Param::Ffn, c.mlp.inner, ctx, res.bounded);
   std::vector<int64_t> hiddens = {c.hidden};
   if (varies(Param::Hidden))
-    hiddens = around(Param::Hidden, c.hidden, ctx);
+    hiddens = around(Param::Hidden, c.hidden, ctx, res.bounded);
 
-  SearchResult res;
   res.before = c;
   res.predBefore = predict(c, o.training);
   res.paramsBefore = model::countParameters(c)->total;
@@ -197,8 +201,12 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     // Heads: keep hidden = heads x head_dim (implicit head dim) with the head
     // dim in [minHeadDim, maxHeadDim], or keep an explicit head dim.
     std::vector<int64_t> headsList = {a};
+    Neighbourhood headsNear;
     if (varies(Param::Heads))
-      for (int64_t a2 : neighbourhood(Param::Heads, a, ctx).values) {
+      headsNear = neighbourhood(Param::Heads, a, ctx);
+    if (headsNear.truncated && h == c.hidden)
+      res.bounded.push_back(paramName(Param::Heads));
+    for (int64_t a2 : headsNear.values) {
         int64_t d = explicitHeadDim ? c.attention.headDim : h / a2;
         if (!explicitHeadDim && h % a2 != 0)
           continue;
@@ -211,8 +219,13 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
       // MQA) unless kv_heads may vary.
       std::vector<int64_t> kvList;
       if (varies(Param::KvHeads)) {
-        for (int64_t g2 = 1; g2 <= a2; ++g2)
-          if (a2 % g2 == 0)
+        // Divisors of the head count among g's neighbourhood (bounded).
+        Neighbourhood kvNear = neighbourhood(Param::KvHeads, g, ctx);
+        if (kvNear.truncated && a2 == a && h == c.hidden)
+          res.bounded.push_back(paramName(Param::KvHeads));
+        kvNear.values.push_back(g);
+        for (int64_t g2 : kvNear.values)
+          if (g2 <= a2 && a2 % g2 == 0)
             kvList.push_back(g2);
       } else if (g == a) {
         kvList = {a2};

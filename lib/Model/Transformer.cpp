@@ -72,20 +72,28 @@ std::string format(const char *fmt, ...) {
   return buf;
 }
 
-/// The divisors of `n` nearest to `x` from below and above (0 when none).
+/// How far the divisor scans go from the requested value: bounded whatever
+/// the magnitude of the sizes (a huge prime hidden size has no near divisor).
+constexpr int64_t kDivisorScan = 4096;
+
+/// The divisors of `n` nearest to `x` from below and above, each at most
+/// kDivisorScan away (0 when there is none that near).
 std::pair<int64_t, int64_t> nearestDivisors(int64_t n, int64_t x) {
   int64_t lo = 0, hi = 0;
-  for (int64_t d = std::min(x, n); d >= 1; --d)
+  for (int64_t d = std::min(x, n), steps = 0; d >= 1 && steps < kDivisorScan;
+       --d, ++steps)
     if (n % d == 0) {
       lo = d;
       break;
     }
-  // Bounded scan: heads counts are small; stop at n (x < n, so no overflow).
-  for (int64_t d = x + 1; x < n && d <= n && d - x <= 4096; ++d)
-    if (n % d == 0) {
-      hi = d;
-      break;
-    }
+  // Only when x < n (<= INT64_MAX), so x + 1 cannot overflow.
+  if (x < n)
+    for (int64_t d = x + 1, steps = 0; d <= n && steps < kDivisorScan;
+         ++d, ++steps)
+      if (n % d == 0) {
+        hi = d;
+        break;
+      }
   return {lo, hi};
 }
 
@@ -121,8 +129,12 @@ std::optional<RuleViolation> tshape::model::checkAttention(int64_t hidden,
     return checkPositive("head_dim", headDim);
   if (headDim == 0 && hidden % heads != 0) {
     auto [lo, hi] = nearestDivisors(hidden, heads);
-    std::string hint = hi ? format("%lld or %lld", (long long)lo, (long long)hi)
-                          : format("%lld", (long long)lo);
+    std::string hint =
+        lo && hi ? format("%lld or %lld", (long long)lo, (long long)hi)
+        : lo || hi
+            ? format("%lld", (long long)(lo ? lo : hi))
+            : format("none within %lld of %lld", (long long)kDivisorScan,
+                     (long long)heads);
     return RuleViolation{
         "A1", format("hidden size %lld is not divisible by heads %lld "
                      "(head dim would be %.2f); use a head count that divides "

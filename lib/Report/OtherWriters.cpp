@@ -82,6 +82,10 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
           side("after", f.after);
           j.attribute("evaluated", f.evaluated);
           j.attribute("feasible", f.feasible);
+          j.attributeArray("bounded", [&] {
+            for (const std::string &b : f.bounded)
+              j.value(b);
+          });
         });
     });
   });
@@ -93,6 +97,12 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   os << "# tshape shape optimization: " << r.target.description << "\n\n";
   for (const OptimizationReport::Function &f : r.functions) {
     os << "## @" << f.name << "\n\n" << f.summary << "\n\n";
+    if (!f.bounded.empty()) {
+      os << "The search stopped at its bound for:";
+      for (const std::string &b : f.bounded)
+        os << " " << b;
+      os << " (the nearest candidates only).\n\n";
+    }
     if (f.changes.empty())
       continue;
     os << "| parameter | before | after | speed-up alone | parameter delta "

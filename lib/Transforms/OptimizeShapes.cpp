@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Analysis/Neighbourhood.h"
 #include "tshape/Analysis/ShapeSearch.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Analysis/TargetResolution.h"
@@ -105,6 +106,15 @@ struct TShapeOptimizeShapesPass
         failedAny = true;
         continue;
       }
+      if (!res->bounded.empty()) {
+        std::string names;
+        for (const std::string &n : res->bounded)
+          names += (names.empty() ? "" : ", ") + n;
+        fn.emitRemark() << "tshape-optimize-shapes: the search stopped at its "
+                           "bound: the candidates of "
+                        << names << " are the " << kMaxCandidates
+                        << " values nearest the current one";
+      }
       std::string summary;
       llvm::raw_string_ostream ss(summary);
       ss << "tshape-optimize-shapes on " << tgt->name << ": "
@@ -156,6 +166,7 @@ struct TShapeOptimizeShapesPass
       f.changes = res->changes;
       f.evaluated = res->evaluated;
       f.feasible = res->feasible;
+      f.bounded = res->bounded;
       f.before = side(*tgt, res->before, res->predBefore, res->paramsBefore,
                       training);
       f.after = side(*tgt, res->after, res->predAfter, res->paramsAfter,

@@ -55,6 +55,9 @@ struct SearchResult {
   int64_t paramsBefore = 0, paramsAfter = 0;
   std::vector<Change> changes; ///< empty: keep the model
   int64_t evaluated = 0;       ///< candidate shapes predicted
+  /// Parameters whose candidate list stopped at its bound (kMaxCandidates
+  /// nearest values, Neighbourhood.h); empty when none did.
+  std::vector<std::string> bounded;
   int64_t feasible = 0;        ///< of which met every constraint
   double bestGain = 0;         ///< the best candidate's throughput gain
 };

@@ -47,6 +47,8 @@ struct OptimizationReport {
     std::vector<analysis::Change> changes;
     Side before, after;
     int64_t evaluated = 0, feasible = 0;
+    /// Parameters whose candidates stopped at the search's bound.
+    std::vector<std::string> bounded;
   };
   target::GpuTarget target;
   std::vector<Function> functions;
