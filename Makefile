@@ -12,7 +12,7 @@ TSHAPE_TRANSLATE = $(BUILD)/bin/tshape-translate
 DEMO_CONFIG ?= examples/gpt3-2.7b.json
 DEMO_TARGET ?= h100-sxm
 
-.PHONY: setup configure build demo check docs install clean
+.PHONY: setup configure build demo check check-sanitize docs install clean
 
 setup:
 	@bash scripts/setup.sh
@@ -45,6 +45,21 @@ demo: build
 check: build
 	cmake --build $(BUILD) --target check-tshape
 	cd $(BUILD) && ctest --output-on-failure
+
+# ASan + UBSan over the whole lit and unit suite, in its own build folder.
+# Debian's LLVM libraries are not instrumented: ASan would report
+# use-after-poison inside LLVM's bump allocator unless user poisoning is
+# off. Leak checking is off too: MLIR keeps global registries alive to exit.
+SANITIZE_BUILD ?= build-sanitize
+SANITIZE_ENV = ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+check-sanitize: setup
+	@test -f $(SANITIZE_BUILD)/build.ninja || cmake -G Ninja -S . -B $(SANITIZE_BUILD) \
+	  -DTSHAPE_SANITIZE=ON -DTSHAPE_ENABLE_CUDA=OFF \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	$(SANITIZE_ENV) cmake --build $(SANITIZE_BUILD) --target check-tshape
+	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure
 
 docs: configure
 	cmake --build $(BUILD) --target tshape-doc

@@ -36,6 +36,21 @@ config.substitutions.append(("%runner_libs",
 config.substitutions.append(("%tshape_runtime_lib",
     os.path.join(config.tshape_obj_root, "lib", "libtshape_runtime.so")))
 
+# The sanitizer build (make check-sanitize): tools run with the sanitizer
+# options, the downstream build of the install test gets the same flags, and
+# tests that load tshape's instrumented runtime into upstream mlir-runner
+# (not instrumented, so the ASan runtime would not come first) are skipped
+# with `UNSUPPORTED: asan`.
+if getattr(config, "tshape_sanitize", False):
+    config.available_features.add("asan")
+    for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
+    config.substitutions.append(("%sanitize_flags",
+                                 "-fsanitize=address,undefined"))
+else:
+    config.substitutions.append(("%sanitize_flags", ""))
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tshape_tools_dir, append_path=True)

@@ -1,3 +1,6 @@
+// UNSUPPORTED: asan
+// (make check-sanitize: upstream mlir-runner is not instrumented, so it cannot
+// load tshape's instrumented runtime; docs/reliability.md.)
 // A whole lowered tiny transformer runs under upstream mlir-runner with its
 // GEMMs as calls into the tshape runtime (CPU backend), and prints the same
 // logits as the plain loop lowering of the same IR. The weights are

@@ -1,3 +1,6 @@
+// UNSUPPORTED: asan
+// (make check-sanitize: upstream mlir-runner is not instrumented, so it cannot
+// load tshape's instrumented runtime; docs/reliability.md.)
 // tshape-lower-linalg-to-runtime converts only what the runtime's entry
 // points express (C row-major through the identity map, full-rank A and B
 // in either orientation); anything else stays for the loop lowering, with a

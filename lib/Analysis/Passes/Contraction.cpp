@@ -59,15 +59,15 @@ tshape::contractionDims(linalg::LinalgOp op) {
   // MLIR 20+ indexing_maps) still multiplies the work: every point of the
   // result is computed. It joins M when there is no M, else N when there is
   // no N, else M.
-  llvm::SmallDenseSet<unsigned> seen;
+  SmallVector<unsigned> seen;
   for (AffineMap m : {maps[0], maps[1]})
     for (AffineExpr e : m.getResults())
       if (auto d = dyn_cast<AffineDimExpr>(e))
-        seen.insert(d.getPosition());
+        seen.push_back(d.getPosition());
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   for (AffineExpr e : maps[2].getResults()) {
     auto d = dyn_cast<AffineDimExpr>(e);
-    if (!d || seen.contains(d.getPosition()) ||
+    if (!d || llvm::is_contained(seen, d.getPosition()) ||
         iters[d.getPosition()] != utils::IteratorType::parallel)
       continue;
     if (dims->m.empty() || !dims->n.empty())
