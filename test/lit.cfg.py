@@ -33,6 +33,8 @@ config.substitutions.append(("%runner_libs",
     "-shared-libs=" + os.path.join(mlir_lib_dir, "libmlir_runner_utils.so") +
     "," + os.path.join(mlir_lib_dir, "libmlir_c_runner_utils.so")))
 
+config.substitutions.append(("%fake_backend_lib",
+    os.path.join(config.tshape_obj_root, "lib", "libtshape_runtime_fake.so")))
 config.substitutions.append(("%tshape_runtime_lib",
     os.path.join(config.tshape_obj_root, "lib", "libtshape_runtime.so")))
 

@@ -119,7 +119,9 @@ struct TShapeRunGemmsPass
       return signalPassFailure();
     }
     tshapeRtContext *ctx = nullptr;
-    tshapeRtStatus st = api.create(backend.c_str(), nullptr, &ctx);
+    tshapeRtStatus st = api.create(
+        backend.c_str(), backendLib.empty() ? nullptr : backendLib.c_str(),
+        &ctx);
     if (st != TSHAPE_RT_OK) {
       emitError(module.getLoc())
           << "tshape-run-gemms: backend " << backend.getValue() << ": "

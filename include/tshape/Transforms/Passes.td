@@ -122,6 +122,9 @@ def TShapeRunGemms : Pass<"tshape-run-gemms", "::mlir::ModuleOp"> {
            "budget of the whole pass in GFLOP, every run of every GEMM "
            "counted; a GEMM that would exceed it is skipped with a remark "
            "(default: 8 on cpu, no limit on cublas)">,
+    Option<"backendLib", "backend-lib", "std::string", /*default=*/"\"\"",
+           "the GPU backend library for backend=cublas (default: "
+           "libtshape_runtime_cublas.so next to the runtime)">,
     Option<"runtimeLib", "runtime-lib", "std::string", /*default=*/"\"\"",
            "path of libtshape_runtime.so (default: ../lib next to the tool)">
   ];
