@@ -12,7 +12,7 @@ TSHAPE_TRANSLATE = $(BUILD)/bin/tshape-translate
 DEMO_CONFIG ?= examples/gpt3-2.7b.json
 DEMO_TARGET ?= h100-sxm
 
-.PHONY: setup configure build demo check check-sanitize docs install clean
+.PHONY: setup configure build demo check check-sanitize fuzz fuzz-smoke docs install clean
 
 setup:
 	@bash scripts/setup.sh
@@ -60,6 +60,44 @@ check-sanitize: setup
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	$(SANITIZE_ENV) cmake --build $(SANITIZE_BUILD) --target check-tshape
 	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure
+
+# libFuzzer targets (clang-22 and libclang-rt-22-dev, which setup.sh installs
+# with FUZZ=1), each run for FUZZ_SECONDS on a working copy of its seed
+# corpus (fuzz/corpus/<name>, plus examples/ for the importer). A crash,
+# timeout (> 10 s) or out-of-memory stops that target with a reproducer in
+# $(FUZZ_WORK); docs/reliability.md.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_WORK ?= $(FUZZ_BUILD)/corpora
+FUZZ_SECONDS ?= 30
+# FUZZ_LIMIT: how each target's run is bounded (the campaign: time; the CI
+# smoke: a fixed seed and number of runs, so that it is repeatable).
+FUZZ_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
+FUZZ_TARGETS = FuzzHFConfig:hf-config FuzzPipeline:pipeline FuzzTargetJson:target-json FuzzCsv:csv
+fuzz:
+	@FUZZ=1 bash scripts/setup.sh
+	@test -f $(FUZZ_BUILD)/build.ninja || cmake -G Ninja -S . -B $(FUZZ_BUILD) \
+	  -DTSHAPE_FUZZ=ON -DTSHAPE_ENABLE_CUDA=OFF -DTSHAPE_BUILD_UNITTESTS=OFF \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target FuzzHFConfig FuzzPipeline FuzzTargetJson FuzzCsv
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  bin=$${t%%:*}; name=$${t##*:}; mkdir -p $(FUZZ_WORK)/$$name; \
+	  extra=""; dict=""; \
+	  if [ $$name = hf-config ]; then extra=examples; dict=-dict=fuzz/hf-config.dict; fi; \
+	  echo "== $$bin ($(FUZZ_LIMIT))"; \
+	  ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0 \
+	    $(FUZZ_BUILD)/fuzz/$$bin $(FUZZ_WORK)/$$name fuzz/corpus/$$name $$extra $$dict \
+	    $(FUZZ_LIMIT) -timeout=10 -rss_limit_mb=4096 \
+	    -artifact_prefix=$(FUZZ_WORK)/$$name- -print_final_stats=1 2>&1 | \
+	    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE|==[0-9]+==ERROR|SUMMARY|Done)" || true; \
+	  if ls $(FUZZ_WORK)/$$name-* > /dev/null 2>&1; then \
+	    echo "fuzz: $$bin found a problem: $$(ls $(FUZZ_WORK)/$$name-*)"; exit 1; fi; \
+	done
+
+# CI's short, repeatable fuzz run: each target from its seed corpus with
+# seed 1 for 60,000 inputs (the IR pipeline target, the slowest, about 30 s).
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_WORK=$(FUZZ_BUILD)/smoke FUZZ_LIMIT="-seed=1 -runs=60000"
 
 docs: configure
 	cmake --build $(BUILD) --target tshape-doc

@@ -7,6 +7,10 @@ PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
       cmake ninja-build lld ccache g++ libgtest-dev python3)
 
 missing=()
+# make fuzz also needs clang and its libFuzzer runtime.
+if [ "${FUZZ:-0}" = 1 ]; then
+  PKGS+=(clang-22 libclang-rt-22-dev)
+fi
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
     || missing+=("$p")
