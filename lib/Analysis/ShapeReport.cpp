@@ -397,8 +397,7 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
           model::Bindings e = env;
           e.set(p, c);
           int64_t d = implicitHeadDim(e);
-          if (!d || d < ctx.minHeadDim || d > ctx.maxHeadDim ||
-              d % ctx.bestAlign != 0)
+          if (!d || !headDimFits(d, ctx))
             continue;
         }
         Change ch;

@@ -210,7 +210,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
         int64_t d = explicitHeadDim ? c.attention.headDim : h / a2;
         if (!explicitHeadDim && h % a2 != 0)
           continue;
-        if (d < o.minHeadDim || d > o.maxHeadDim || d % align != 0)
+        if (!headDimFits(d, ctx))
           continue;
         headsList.push_back(a2);
       }

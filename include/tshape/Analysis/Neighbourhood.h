@@ -25,6 +25,13 @@ struct NeighbourhoodContext {
   int64_t minHeadDim = 64, maxHeadDim = 128;
 };
 
+/// Whether `headDim` is one the search and findings may move to: in
+/// [minHeadDim, maxHeadDim] and a multiple of the best alignment.
+inline bool headDimFits(int64_t headDim, const NeighbourhoodContext &ctx) {
+  return headDim >= ctx.minHeadDim && headDim <= ctx.maxHeadDim &&
+         headDim % ctx.bestAlign == 0;
+}
+
 /// At most this many candidates per parameter.
 inline constexpr int64_t kMaxCandidates = 512;
 

@@ -1,7 +1,9 @@
 //===- ModelConfigBridge.cpp - tshape IR <-> ModelConfig -------------------===//
 //
-// Emits one function per model: embedding, a tshape.repeat of one block,
-// and the LM head, with the parallel and math attributes on the function.
+// buildModelModule emits one function per model: embedding, a
+// tshape.repeat of one block, and the LM head, with the parallel and math
+// attributes on the function. extractModelConfig reads a function's model
+// back, and applyModelConfig rewrites it to another config.
 //
 //===----------------------------------------------------------------------===//
 
