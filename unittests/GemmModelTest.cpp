@@ -16,8 +16,13 @@ using namespace tshape::analysis;
 using tshape::target::TileConfig;
 
 namespace {
+/// The H100 with the model constants as they were before calibration:
+/// the hand derivations below use 0.8 of peak, 0.85 of bandwidth, 2 us of
+/// launch, whole waves and a perfect compute/memory overlap.
 const target::GpuTarget &h100() {
-  return *target::findBuiltinTarget("h100-sxm");
+  static const target::GpuTarget t =
+      target::uncalibrated(*target::findBuiltinTarget("h100-sxm"));
+  return t;
 }
 GemmProblem gemm(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
   GemmProblem p;
@@ -174,15 +179,23 @@ TEST(GemmModel, UnsupportedDtype) {
 
 TEST(GemmModel, FusedAttentionHeadDim) {
   // Hopper FlashAttention kernels cover 64, 128, 256: d = 80 runs as 128
-  // (efficiency 0.625). b*a = 128 heads, s = 2048, causal halves the work:
-  // 4 x 128 x 2048^2 x 80 / 2 = 85,899,345,920 FLOP;
-  // / (791.52e12 x 0.625) = 173.639 us; + 2 = 175.639 us.
+  // (efficiency 0.625). b*a = 128 heads, s = 2048, causal, blocks of 128:
+  // 16 query blocks see 1..16 key blocks, 16 x 17 / 2 = 136 blocks of
+  // 4 x 128^2 x 128 = 8,388,608 FLOP each: 128 x 136 x 8,388,608 =
+  // 146,028,888,064 FLOP / 791.52e12 = 184.4917 us. The longest CTA (16
+  // blocks on one SM) takes 22.4 us and the bytes (2 x 128 x 2048 x 80 x 6
+  // = 251.7 MB) 88.4 us, both less. + 2 us = 186.4917 us.
   FusedAttentionEstimate f = estimateFusedAttention(
       128, 2048, 80, /*causal=*/true, model::DType::BF16, h100());
   EXPECT_TRUE(f.supported);
   EXPECT_EQ(f.paddedHeadDim, 128);
   EXPECT_DOUBLE_EQ(f.headDimEfficiency, 0.625);
-  EXPECT_NEAR(f.predictedUs, 175.639, 1e-3);
+  EXPECT_NEAR(f.predictedUs, 186.4917, 1e-3);
+  // Useful work: 4 x 128 x (2048 x 2049 / 2) x 80 FLOP, of the issued
+  // 146,028,888,064 x 0.625: 0.9412.
+  EXPECT_NEAR(f.blockEfficiency,
+              4.0 * 128 * (2048.0 * 2049 / 2) * 80 / (146028888064.0 * 0.625),
+              1e-12);
   // Ampere's kernels step by 32: d = 80 runs as 96.
   EXPECT_EQ(estimateFusedAttention(128, 2048, 80, true, model::DType::BF16,
                                    *target::findBuiltinTarget("a100-80gb"))
@@ -192,6 +205,19 @@ TEST(GemmModel, FusedAttentionHeadDim) {
   EXPECT_FALSE(estimateFusedAttention(8, 512, 320, false, model::DType::BF16,
                                       h100())
                    .supported);
+}
+
+TEST(GemmModel, MaskedPairs) {
+  // 5 queries, causal: 1+2+3+4+5 = 15 pairs; window 2: 1+2+2+2+2 = 9;
+  // not causal: 25; not causal with window 2: 5 x 2 = 10.
+  EXPECT_DOUBLE_EQ(maskedPairs(5, 0, true), 15);
+  EXPECT_DOUBLE_EQ(maskedPairs(5, 2, true), 9);
+  EXPECT_DOUBLE_EQ(maskedPairs(5, 0, false), 25);
+  EXPECT_DOUBLE_EQ(maskedPairs(5, 2, false), 10);
+  // A window longer than the sequence is no window.
+  EXPECT_DOUBLE_EQ(maskedPairs(5, 9, true), 15);
+  // Closed form: no loop, even at 2^31 - 1 queries.
+  EXPECT_GT(maskedPairs((int64_t(1) << 31) - 1, 4096, true), 0);
 }
 
 TEST(GemmModel, NarrowLoadsSlowMemoryBoundGemms) {

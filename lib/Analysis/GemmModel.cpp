@@ -14,6 +14,18 @@ using namespace tshape::analysis;
 
 namespace {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Compute and memory time overlapped: the larger of the two when p is 0
+/// (a perfect overlap), their p-norm otherwise (p = 1 adds them).
+double overlap(double compute, double memory, double p) {
+  if (p <= 0)
+    return std::max(compute, memory);
+  double hi = std::max(compute, memory);
+  if (hi <= 0)
+    return 0;
+  return hi * std::pow(std::pow(compute / hi, p) + std::pow(memory / hi, p),
+                       1 / p);
+}
 } // namespace
 
 double tshape::analysis::alignmentFactor(int64_t vectorBytes) {
@@ -78,7 +90,11 @@ GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
   e.slots = t.smCount * tile.ctasPerSm;
   int64_t ctas = e.tiles * splitK;
   e.waves = ceilDiv(ctas, e.slots);
-  e.waveEfficiency = double(ctas) / double(e.waves * e.slots);
+  // Stream-K and persistent kernels share the last partial wave out: with
+  // smoothing s the kernel runs (1-s) x whole waves + s x fractional waves.
+  double fractional = double(ctas) / double(e.slots);
+  double s = std::clamp(t.waveSmoothing, 0.0, 1.0);
+  e.waveEfficiency = fractional / ((1 - s) * double(e.waves) + s * fractional);
 
   e.flops = 2.0 * p.batch * double(p.m) * double(p.n) * double(p.k);
   e.bytes = double(eb) * p.batch *
@@ -93,6 +109,11 @@ GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
   }
   double rate = peak * 1e12 * t.mathEfficiency; // FLOP/s on the best tile
   double bw = t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency;
+  // Few CTAs cannot draw the chip's bandwidth: each SM in use adds at most
+  // smBandwidthGBs.
+  if (t.smBandwidthGBs > 0)
+    bw = std::min(bw, double(std::min(ctas, t.smCount)) * t.smBandwidthGBs *
+                          1e9);
   double idealCompute = e.flops / rate * 1e6;
   e.computeUs = idealCompute /
                 (tile.efficiency * e.tileEfficiency * e.kEfficiency *
@@ -100,9 +121,17 @@ GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
   // Narrow loads also keep a memory-bound kernel from saturating DRAM.
   double memoryFloor = e.bytes / bw * 1e6;
   e.memoryUs = memoryFloor / e.alignFactor;
+  // The epilogue writes C after the main loop: a tile's store overlaps
+  // other CTAs' main loops only in part, so that part of the output's
+  // write time adds to the compute time.
+  double outputUs = double(eb) * p.batch * double(p.m) * double(p.n) / bw *
+                    1e6 / e.alignFactor;
+  e.computeUs += t.epilogueSerialFraction * outputUs;
   e.memoryBound = e.memoryUs > e.computeUs;
-  e.predictedUs = std::max(e.computeUs, e.memoryUs) + t.launchOverheadUs;
-  e.idealUs = std::max(idealCompute, memoryFloor) + t.launchOverheadUs;
+  e.predictedUs =
+      overlap(e.computeUs, e.memoryUs, t.overlapExponent) + t.launchOverheadUs;
+  e.idealUs = overlap(idealCompute, memoryFloor, t.overlapExponent) +
+              t.launchOverheadUs;
   e.tflops = e.flops / (e.predictedUs * 1e-6) / 1e12;
 
   // Attribute the lost time to its causes, multiplicatively in a fixed
@@ -131,7 +160,14 @@ GemmEstimate tshape::analysis::estimateGemm(const GemmProblem &p,
     int64_t kSteps = ceilDiv(p.k, std::max<int64_t>(
                                       1, t.kTileBytes /
                                              model::dtypeBytes(p.dtype)));
-    for (int64_t split = 1; split <= 32 && split <= kSteps; split *= 2) {
+    // Libraries split K only into slices of at least splitKMinK elements.
+    int64_t maxSplit = t.splitKMinK > 0
+                           ? std::max<int64_t>(1, int64_t(double(p.k) /
+                                                          t.splitKMinK))
+                           : 32;
+    for (int64_t split = 1; split <= 32 && split <= kSteps &&
+                            (split == 1 || split <= maxSplit);
+         split *= 2) {
       GemmEstimate e = estimateWithTile(p, t, tile, split);
       if (first || e.predictedUs < best.predictedUs) {
         best = e;
@@ -145,23 +181,78 @@ GemmEstimate tshape::analysis::estimateGemm(const GemmProblem &p,
   return best;
 }
 
-FusedAttentionEstimate tshape::analysis::estimateFusedAttention(
-    int64_t batch, int64_t seq, int64_t headDim, bool causal,
-    model::DType dtype, const target::GpuTarget &t) {
+double tshape::analysis::maskedPairs(int64_t n, int64_t window,
+                                    bool causal) {
+  double dn = double(n);
+  if (!causal)
+    return window > 0 ? dn * std::min<double>(double(window), dn) : dn * dn;
+  // Query i sees keys max(0, i-w+1)..i: min(i+1, w) of them.
+  double c = window > 0 ? std::min<double>(double(window), dn) : dn;
+  return c * (c + 1) / 2 + (dn - c) * c;
+}
+
+FusedAttentionEstimate
+tshape::analysis::estimateAttention(const AttentionProblem &p,
+                                    const target::GpuTarget &t) {
   FusedAttentionEstimate f;
-  f.flops = 4.0 * batch * double(seq) * double(seq) * double(headDim) *
-            (causal ? 0.5 : 1.0);
+  double heads = double(p.batch) * double(p.heads);
+  // Scores (Q.K^T) and values (P.V): 2 x 2 x d FLOPs per query-key pair.
+  f.flops = 4.0 * heads * maskedPairs(p.seq, p.window, p.causal) *
+            double(p.headDim);
   auto it = std::lower_bound(t.fusedHeadDims.begin(), t.fusedHeadDims.end(),
-                             headDim);
-  if (it == t.fusedHeadDims.end() || t.peak(dtype) <= 0) {
+                             p.headDim);
+  if (it == t.fusedHeadDims.end() || t.peak(p.dtype) <= 0) {
     f.supported = false;
     return f;
   }
   f.paddedHeadDim = *it;
-  f.headDimEfficiency = double(headDim) / double(*it);
-  double rate = t.peak(dtype) * 1e12 * t.mathEfficiency;
-  f.predictedUs = f.flops / (rate * f.headDimEfficiency) * 1e6 +
-                  t.launchOverheadUs;
+  f.headDimEfficiency = double(p.headDim) / double(*it);
+  // Work is done in blocks of B queries x B keys: a block is computed whole
+  // when the mask leaves any of it. A sequence shorter than B runs one
+  // block of its length rounded up to 64 rows (Hopper's wgmma M).
+  int64_t blk = std::max<int64_t>(1, t.attentionBlock);
+  int64_t rows = std::min(blk, ceilDiv(p.seq, 64) * 64);
+  int64_t nb = ceilDiv(p.seq, blk);
+  int64_t wb = p.window > 0 ? ceilDiv(p.window - 1, blk) + 1 : 0;
+  double blocks = maskedPairs(nb, wb, p.causal);
+  double blockFlops = 4.0 * double(rows) * double(rows) * double(*it);
+  f.blockEfficiency = std::min(1.0, f.flops / f.headDimEfficiency /
+                                        (heads * blocks * blockFlops));
+  // The softmax of a block (exponentials on the special function units)
+  // overlaps its two matrix products: a block takes the longer of the two,
+  // the softmax costed as attentionSoftmaxDim head dims. Each query block
+  // also pays loading Q and writing O, attentionQueryBlockCost key blocks.
+  double blockCost = 4.0 * double(rows) * double(rows) *
+                     std::max(double(*it), t.attentionSoftmaxDim);
+  double perQueryBlock = t.attentionQueryBlockCost;
+  double issued = heads * (blocks + double(nb) * perQueryBlock) * blockCost;
+  double rate = t.peak(p.dtype) * 1e12 * t.attentionEfficiency;
+  f.computeUs = issued / rate * 1e6;
+  // One CTA per (head, query block): the longest one (the last query
+  // block) runs on one SM at 1/smCount of the rate.
+  double longest = double(wb ? std::min(nb, wb) : nb) + perQueryBlock;
+  f.criticalPathUs = longest * blockCost / (rate / double(t.smCount)) * 1e6;
+  // Q and O once per query head; K and V read, and written to the cache.
+  double eb = double(model::dtypeBytes(p.dtype));
+  double bytes = eb * double(p.batch) * double(p.seq) * double(p.headDim) *
+                 (2.0 * double(p.heads) + 4.0 * double(p.kvHeads));
+  f.memoryUs =
+      bytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) * 1e6;
+  f.predictedUs = std::max({f.computeUs, f.criticalPathUs, f.memoryUs}) +
+                  t.attentionOverheadUs;
   f.tflops = f.flops / (f.predictedUs * 1e-6) / 1e12;
   return f;
+}
+
+FusedAttentionEstimate tshape::analysis::estimateFusedAttention(
+    int64_t batch, int64_t seq, int64_t headDim, bool causal,
+    model::DType dtype, const target::GpuTarget &t) {
+  AttentionProblem p;
+  p.batch = batch;
+  p.seq = seq;
+  p.heads = p.kvHeads = 1;
+  p.headDim = headDim;
+  p.causal = causal;
+  p.dtype = dtype;
+  return estimateAttention(p, t);
 }

@@ -52,6 +52,8 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
 } // namespace
 
 const std::vector<GpuTarget> &tshape::target::builtinTargets() {
+  // The model constants are the GpuTarget guesses; fitted ones ship as
+  // target files in targets/ (docs/model-accuracy.md).
   static const std::vector<GpuTarget> targets = {
       // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
       // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
@@ -75,6 +77,39 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
            82.6, 82.6, 330.3, 1008, 72),
   };
   return targets;
+}
+
+const std::vector<ModelConstant> &tshape::target::modelConstants() {
+  // A range's lower edge of 0 means "none" (no overhead, no limit, no
+  // smoothing) and is a legitimate fit.
+  static const std::vector<ModelConstant> constants = {
+      {"math_efficiency", 0.30, 1.00, &GpuTarget::mathEfficiency, false},
+      {"memory_efficiency", 0.30, 1.00, &GpuTarget::memoryEfficiency, false},
+      {"launch_overhead_us", 0.0, 20.0, &GpuTarget::launchOverheadUs, false},
+      {"sm_bandwidth_gbs", 0.0, 400.0, &GpuTarget::smBandwidthGBs, false},
+      {"wave_smoothing", 0.0, 1.0, &GpuTarget::waveSmoothing, false},
+      {"overlap_exponent", 1.0, 8.0, &GpuTarget::overlapExponent, false},
+      {"epilogue_serial_fraction", 0.0, 1.0,
+       &GpuTarget::epilogueSerialFraction, false},
+      {"split_k_min_k", 0.0, 16384.0, &GpuTarget::splitKMinK, false},
+      {"attention_efficiency", 0.20, 1.00, &GpuTarget::attentionEfficiency,
+       true},
+      {"attention_overhead_us", 0.0, 40.0, &GpuTarget::attentionOverheadUs,
+       true},
+      {"attention_softmax_dim", 0.0, 256.0, &GpuTarget::attentionSoftmaxDim,
+       true},
+      {"attention_query_block_cost", 0.0, 8.0,
+       &GpuTarget::attentionQueryBlockCost, true},
+  };
+  return constants;
+}
+
+GpuTarget tshape::target::uncalibrated(const GpuTarget &t) {
+  GpuTarget u = t;
+  const GpuTarget guess;
+  for (const ModelConstant &c : modelConstants())
+    u.*c.field = guess.*c.field;
+  return u;
 }
 
 const GpuTarget *tshape::target::findBuiltinTarget(const std::string &name) {

@@ -97,23 +97,38 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     t.description = d->str();
   if (auto a = o->getString("arch"))
     t.arch = a->str();
-  double bw = t.memoryBandwidthGBs, l2 = t.l2MB, mathEff = t.mathEfficiency,
-         memEff = t.memoryEfficiency, launch = t.launchOverheadUs;
+  double bw = t.memoryBandwidthGBs, l2 = t.l2MB;
+  for (const ModelConstant &c : modelConstants()) {
+    const json::Value *v = o->get(c.key);
+    if (!v)
+      continue;
+    std::optional<double> d = v->getAsNumber();
+    // A file may hold any value the model can use, wider than the range
+    // calibration searches: efficiencies in (0, hi], the rest in [0, hi]
+    // (0: none).
+    bool efficiency = c.lo > 0 && c.hi <= 1;
+    if (!d) {
+      error = std::string("key '") + c.key + "': expected a number";
+      return std::nullopt;
+    }
+    if (*d < 0 || (efficiency && *d == 0) || *d > c.hi) {
+      char buf[200];
+      snprintf(buf, sizeof(buf), "key '%s': must be in %s0, %g], got %g",
+               c.key, efficiency ? "(" : "[", c.hi, *d);
+      error = buf;
+      return std::nullopt;
+    }
+    t.*c.field = *d;
+  }
   if (!integer(*o, "sm_count", t.smCount, req, error) ||
       !number(*o, "memory_bandwidth_gbs", bw, req, error) ||
       !number(*o, "l2_mb", l2, false, error) ||
-      !number(*o, "math_efficiency", mathEff, false, error, 1.0) ||
-      !number(*o, "memory_efficiency", memEff, false, error, 1.0) ||
-      !number(*o, "launch_overhead_us", launch, false, error) ||
       !integer(*o, "min_align_bytes", t.minAlignBytes, false, error) ||
       !integer(*o, "best_align_bytes", t.bestAlignBytes, false, error) ||
       !integer(*o, "k_tile_bytes", t.kTileBytes, false, error))
     return std::nullopt;
   t.memoryBandwidthGBs = bw;
   t.l2MB = l2;
-  t.mathEfficiency = mathEff;
-  t.memoryEfficiency = memEff;
-  t.launchOverheadUs = launch;
   for (auto [key, v] : {std::pair<const char *, int64_t>{"min_align_bytes",
                                                          t.minAlignBytes},
                         {"best_align_bytes", t.bestAlignBytes},

@@ -1,5 +1,7 @@
+// The hand derivations below use the model constants as they were before
+// calibration (Inputs/*-uncalibrated.json), so they stay checkable by hand.
 // RUN: tshape-opt %s --tshape-gemm-summary -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s
-// RUN: tshape-opt %s --tshape-gemm-analysis="remarks=all" -verify-diagnostics -mlir-print-op-on-diagnostic=false -o /dev/null
+// RUN: tshape-opt %s --tshape-gemm-analysis="target-file=%S/Inputs/h100-sxm-uncalibrated.json remarks=all" -verify-diagnostics -mlir-print-op-on-diagnostic=false -o /dev/null
 // RUN: tshape-opt %s --tshape-pad-gemms="force=true" 2>/dev/null | FileCheck %s --check-prefix=PAD
 // RUN: tshape-opt %s --tshape-gemm-summary=output=%t.json -o /dev/null 2>/dev/null
 // RUN: python3 -c "import json; r = json.load(open('%t.json')); [print(g['role'], g['batch'], g['m'], g['n'], g['k'], int(g['flops'])) for g in r['groups']]; print(sorted(r['skipped'].items()))" | FileCheck %s --check-prefix=FLOPS

@@ -1,5 +1,7 @@
+// The hand derivations below use the model constants as they were before
+// calibration (Inputs/*-uncalibrated.json), so they stay checkable by hand.
 // Choosing the GPU: target=, target-file=, and the module's #tshape.target.
-// RUN: tshape-opt %s --tshape-gemm-analysis="target=a100-80gb remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=A100
+// RUN: tshape-opt %s --tshape-gemm-analysis="target-file=%S/Inputs/a100-80gb-uncalibrated.json remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=A100
 // RUN: tshape-opt %s --tshape-gemm-analysis="remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
 // RUN: tshape-opt %s --tshape-gemm-analysis="target-file=%S/Inputs/h100-half.json remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILE
 

@@ -1,44 +1,48 @@
-//===- tshape-calibrate.cpp - Fit a GPU target to measured GEMMs ----------===//
+//===- tshape-calibrate.cpp - Fit a GPU target to measured kernels --------===//
 //
-// tshape-calibrate MEASUREMENTS.csv --target=h100-sxm -o fitted.json
-// Fits the cost model's constants to measured sweeps (bench/gpu-sweeps.sh
-// writes the CSV) and reports the prediction error on held-out rows before
-// and after. The output is a target file for target-file=.
+// tshape-calibrate MEASUREMENTS.csv... --target=h100-sxm -o fitted.json
+// Fits the cost model's constants to measured kernel times (any table
+// tshape-predict reads with a measured column: tshape-bench-gemms output,
+// bench/gpu-sweeps.sh calibration rows, the aiconfigurator GEMM and prefill
+// attention files) on the fitting part of the shape split, and reports the
+// error on both parts before and after. The output is a target file for
+// target-file=.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Calibration.h"
+#include "tshape/Predict/Calibration.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tshape;
+using namespace tshape::predict;
+namespace cl = llvm::cl;
 
 namespace {
-llvm::cl::opt<std::string> input(llvm::cl::Positional,
-                                 llvm::cl::desc("<measurements.csv>"),
-                                 llvm::cl::Required);
-llvm::cl::opt<std::string>
+cl::list<std::string> inputs(cl::Positional, cl::desc("<measurements.csv>..."),
+                             cl::OneOrMore);
+cl::opt<std::string>
     targetName("target",
-               llvm::cl::desc("built-in target to start from (default: "
-                              "h100-sxm)"),
-               llvm::cl::init("h100-sxm"));
-llvm::cl::opt<std::string>
-    targetFile("target-file",
-               llvm::cl::desc("target file to start from instead"),
-               llvm::cl::init(""));
-llvm::cl::opt<std::string> output("o",
-                                  llvm::cl::desc("write the fitted target "
-                                                 "file here (default: stdout)"),
-                                  llvm::cl::init("-"));
-llvm::cl::opt<int> holdout("holdout-every",
-                           llvm::cl::desc("hold out every Nth row for the "
-                                          "error report (default: 4)"),
-                           llvm::cl::init(4));
+               cl::desc("built-in target to start from (default: h100-sxm)"),
+               cl::init("h100-sxm"));
+cl::opt<std::string> targetFile("target-file",
+                                cl::desc("target file to start from instead"),
+                                cl::init(""));
+cl::opt<bool> uncalibratedOpt(
+    "uncalibrated",
+    cl::desc("start from the target's constants as they were before "
+             "calibration (the datasheet figures and the model's guesses)"));
+cl::opt<std::string> dtypeOpt(
+    "dtype", cl::desc("fit only rows of this dtype (default: all)"),
+    cl::init(""));
+cl::opt<std::string> output("o",
+                            cl::desc("write the fitted target file here "
+                                     "(default: stdout)"),
+                            cl::init("-"));
 
 int fail(const std::string &msg) {
   llvm::errs() << "tshape-calibrate: error: " << msg << "\n";
@@ -48,10 +52,12 @@ int fail(const std::string &msg) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  llvm::cl::ParseCommandLineOptions(
+  cl::ParseCommandLineOptions(
       argc, argv,
       "tshape-calibrate: fit a GPU target's model constants to measured "
-      "GEMMs\n\nCSV header: batch,m,n,k,dtype,trans_a,trans_b,measured_us\n");
+      "kernels\n\nInput: any table tshape-predict reads (docs/predict.md) "
+      "with a measured_us or\nlatency_us column, e.g. tshape-bench-gemms "
+      "output (batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n");
   std::string error;
   std::optional<target::GpuTarget> base;
   if (!targetFile.empty())
@@ -63,32 +69,70 @@ int main(int argc, char **argv) {
             target::builtinTargetNames() + ")";
   if (!base)
     return fail(error);
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input);
-  if (!buf)
-    return fail("cannot read '" + input + "': " + buf.getError().message());
-  std::vector<analysis::Measurement> rows;
-  if (!analysis::parseMeasurements((*buf)->getBuffer().str(), rows, error))
-    return fail(input + ": " + error);
-  analysis::CalibrationResult r;
-  if (!analysis::calibrate(rows, *base, holdout, r, error))
+  if (uncalibratedOpt)
+    base = target::uncalibrated(*base);
+  std::optional<DType> only;
+  if (!dtypeOpt.empty() && !(only = parseDType(dtypeOpt)))
+    return fail("unknown --dtype '" + dtypeOpt + "'");
+  std::vector<KernelTable> tables(inputs.size());
+  std::vector<const KernelRow *> rows;
+  size_t total = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto buf = llvm::MemoryBuffer::getFileOrSTDIN(inputs[i], true);
+    if (!buf)
+      return fail("cannot read '" + inputs[i] +
+                  "': " + buf.getError().message());
+    if (!parseKernelTable((*buf)->getBuffer().str(), inputs[i], tables[i],
+                          error)) {
+      llvm::errs() << error << "\n";
+      return 1;
+    }
+    for (const KernelRow &r : tables[i].rows) {
+      ++total;
+      DType dt = r.kind == KernelKind::Gemm ? r.gemm.dtype
+                                            : r.attention.dtype;
+      if (r.measuredUs && (!only || dt == *only))
+        rows.push_back(&r);
+    }
+  }
+  if (rows.empty())
+    return fail("no row with a measured time (a latency_us or measured_us "
+                "column)" +
+                std::string(only ? " of dtype " + dtypeOpt : ""));
+  CalibrationResult r;
+  if (!calibrate(rows, *base, r, error))
     return fail(error);
   auto pct = [](double v) { return llvm::format("%.1f%%", 100 * v); };
   llvm::errs() << "tshape-calibrate: " << rows.size() << " measurements, "
-               << r.trainRows << " to fit, " << r.heldOutRows
-               << " held out\n"
-               << "  fitted: math_efficiency "
-               << llvm::format("%.3f", r.fitted.mathEfficiency)
-               << ", memory_efficiency "
-               << llvm::format("%.3f", r.fitted.memoryEfficiency)
-               << ", launch_overhead_us "
-               << llvm::format("%.2f", r.fitted.launchOverheadUs) << "\n"
-               << "  held-out |predicted - measured| / measured: median "
-               << pct(r.heldOutBefore.median) << " -> "
-               << pct(r.heldOutAfter.median) << ", p90 "
-               << pct(r.heldOutBefore.p90) << " -> "
-               << pct(r.heldOutAfter.p90) << "\n";
-  for (const analysis::CalibrationRange &e : r.atEdge)
-    llvm::errs() << "tshape-calibrate: warning: " << e.name
+               << r.fitRows << " to fit, " << r.heldOutRows
+               << " held out (no (n, k) or (heads, kv_heads) shape in "
+                  "both)\n  fitted:";
+  const char *sep = " ";
+  for (const FitParam &p : target::modelConstants()) {
+    bool skipped = false;
+    for (const FitParam &u : r.unidentified)
+      skipped |= u.key == p.key;
+    if (skipped)
+      continue;
+    llvm::errs() << sep << p.key << " "
+                 << llvm::format("%.3f", r.fitted.*p.field);
+    sep = ", ";
+  }
+  llvm::errs() << "\n";
+  auto line = [&](const char *what, const ErrorStats &b, const ErrorStats &a) {
+    llvm::errs() << "  " << what
+                 << " |predicted - measured| / measured: median "
+                 << pct(b.median) << " -> " << pct(a.median) << ", p90 "
+                 << pct(b.p90) << " -> " << pct(a.p90) << "\n";
+  };
+  line("fit", r.fitBefore, r.fitAfter);
+  if (r.heldOutRows)
+    line("held-out", r.heldOutBefore, r.heldOutAfter);
+  else
+    llvm::errs() << "  held-out: none (too few shapes to hold one out; the "
+                    "figures above are on the fitting rows)\n";
+  for (const FitParam &e : r.atEdge)
+    llvm::errs() << "tshape-calibrate: warning: " << e.key
                  << " stopped at an edge of its range ["
                  << llvm::format("%.2f", e.lo) << ", "
                  << llvm::format("%.2f", e.hi)
@@ -96,7 +140,7 @@ int main(int argc, char **argv) {
                  << base->name << " GPU, or show an effect the model lacks\n";
   std::string baseName = targetFile.empty() ? targetName.getValue()
                                             : base->name;
-  std::string json = analysis::targetFileJson(r.fitted, baseName);
+  std::string json = targetFileJson(r.fitted, baseName);
   if (output == "-") {
     llvm::outs() << json;
     return 0;

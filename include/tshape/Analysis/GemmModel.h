@@ -78,20 +78,47 @@ GemmEstimate estimateWithTile(const GemmProblem &p,
 GemmEstimate estimateGemm(const GemmProblem &p,
                           const target::GpuTarget &target);
 
-/// A fused-attention (FlashAttention) kernel: scores, softmax and values of
-/// `batch` heads of `seq` x `headDim`, compute-bound, with the head dim padded
-/// to the next size the target's kernels support. `supported` is false when
-/// no kernel covers `headDim`.
+/// One fused-attention (FlashAttention) call: `batch` sequences of `seq`
+/// query tokens, `heads` query heads sharing `kvHeads` key/value heads
+/// (GQA), causal or not, with a sliding window of `window` keys (0: none).
+struct AttentionProblem {
+  int64_t batch = 1, seq = 1, heads = 1, kvHeads = 1, headDim = 128;
+  int64_t window = 0;
+  bool causal = true;
+  model::DType dtype = model::DType::BF16;
+};
+
+/// The kernel's predicted time: the score and value products over the
+/// (query block, key block) pairs the mask leaves, at the target's
+/// attention efficiency, with the head dim padded to the next size the
+/// target's kernels support; bounded below by the longest CTA's work, by
+/// the bytes of Q, K, V, O and the K/V cache write, and plus a fixed cost.
+/// `supported` is false when no kernel covers `headDim`.
 struct FusedAttentionEstimate {
   bool supported = true;
   int64_t paddedHeadDim = 0;
   double headDimEfficiency = 1;
-  double flops = 0, predictedUs = 0, tflops = 0;
+  /// Useful FLOPs (the unmasked score and value products).
+  double flops = 0;
+  /// Fraction of the computed blocks' work that is unmasked.
+  double blockEfficiency = 1;
+  double computeUs = 0, criticalPathUs = 0, memoryUs = 0;
+  double predictedUs = 0, tflops = 0;
 };
+FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
+                                         const target::GpuTarget &target);
+
+/// The fused attention of the analysis: `batch` x heads independent heads
+/// of `seq` x `headDim` (estimateAttention with one head per sequence).
 FusedAttentionEstimate estimateFusedAttention(int64_t batch, int64_t seq,
                                               int64_t headDim, bool causal,
                                               model::DType dtype,
                                               const target::GpuTarget &target);
+
+/// Query-key pairs of one head that a causal mask with a window of
+/// `window` keys (0: none) leaves, over `n` queries: sum of min(i+1, w).
+/// Closed form: no loop over n.
+double maskedPairs(int64_t n, int64_t window, bool causal);
 
 } // namespace tshape::analysis
 

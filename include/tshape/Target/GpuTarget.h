@@ -47,6 +47,34 @@ struct GpuTarget {
   double mathEfficiency = 0.8;
   double memoryEfficiency = 0.85;
   double launchOverheadUs = 2.0;
+  /// DRAM bandwidth one SM's CTAs can draw, GB/s: a GEMM of few tiles
+  /// cannot reach the chip's bandwidth (decode-sized GEMMs with a small N).
+  /// 0 means no per-SM limit. Model constant, fitted (docs/targets.md).
+  double smBandwidthGBs = 0;
+  /// How much of the last partial wave's idle time the library recovers:
+  /// 0 runs whole waves (classic tiling), 1 shares the work out evenly
+  /// (stream-K and persistent kernels). Model constant, fitted.
+  double waveSmoothing = 0;
+  /// How compute and memory time overlap: 0 takes the larger (perfect
+  /// overlap), p > 0 their p-norm (1 adds them). Fitted.
+  double overlapExponent = 0;
+  /// Fraction of the output's write time that is not hidden behind other
+  /// CTAs' main loops (the epilogue). Fitted.
+  double epilogueSerialFraction = 0;
+  /// Split-K slices hold at least this many elements of K. 0: any. Fitted.
+  double splitKMinK = 0;
+  /// Fraction of the dense peak a fused-attention kernel reaches on large
+  /// problems, and its fixed cost per call (the cache write and the kernel
+  /// launches). Model constants, fitted on prefill attention timings.
+  double attentionEfficiency = 0.8;
+  double attentionOverheadUs = 2.0;
+  /// Query and key rows per attention block (FlashAttention's tile).
+  int64_t attentionBlock = 128;
+  /// The softmax's cost per score, in head dims of matrix work, and the
+  /// fixed cost of a query block (loading Q, writing O), in key blocks.
+  /// Model constants, fitted on prefill attention timings.
+  double attentionSoftmaxDim = 0;
+  double attentionQueryBlockCost = 0;
   /// Head dimensions with a fused-attention (FlashAttention) kernel; other
   /// head dims run padded up to the next one listed.
   std::vector<int64_t> fusedHeadDims;
@@ -61,6 +89,24 @@ const std::vector<GpuTarget> &builtinTargets();
 const GpuTarget *findBuiltinTarget(const std::string &name);
 /// "v100, a100-40gb, ..." for error messages.
 std::string builtinTargetNames();
+
+/// One model constant of GpuTarget that calibration fits: its target-file
+/// key, the range calibration searches and a target file may set, and the
+/// kind of measurement that identifies it.
+struct ModelConstant {
+  const char *key;
+  double lo, hi;
+  double GpuTarget::*field;
+  bool attention; ///< identified by attention timings, else by GEMMs
+};
+/// Every fitted model constant, in fitting order (docs/targets.md).
+const std::vector<ModelConstant> &modelConstants();
+
+/// `t` with its fitted model constants (efficiencies, overheads, per-SM
+/// bandwidth, wave smoothing) put back to the guesses they were before
+/// calibration, the GpuTarget defaults: the "before" of before/after
+/// accuracy figures.
+GpuTarget uncalibrated(const GpuTarget &t);
 
 /// Parses a target description (JSON, schema in docs/targets.md). On error
 /// returns nullopt and sets `error` (with line:column for malformed JSON).

@@ -124,6 +124,7 @@ struct TShapeGemmAnalysisPass
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
         r.fusedGroup = f.getInt();
         r.fusedPrimary = !fusedSeen[f.getInt()];
+        r.causal = op->hasAttr(TShapeDialect::kCausalAttrName);
         fusedSeen[f.getInt()] = true;
       }
       collected.push_back(std::move(r));

@@ -494,9 +494,13 @@ Value Lowerer::attentionBranch(tshape::AttentionOp op, Value x2,
   Value probs = softmax(scores);
   Value ctx = gemm(valueSpec, probs, v);
   if (fused) {
-    for (Value g : {scores, ctx})
+    for (Value g : {scores, ctx}) {
       g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
                                  b.getI64IntegerAttr(layer));
+      if (c.attention.causal)
+        g.getDefiningOp()->setAttr(TShapeDialect::kCausalAttrName,
+                                   b.getUnitAttr());
+    }
   }
   Value ctx2 = fromHeads(ctx, aR, d);
   Value out = linear(outSpec, ctx2, &steps);

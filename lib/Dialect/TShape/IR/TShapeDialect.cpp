@@ -203,6 +203,8 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
        "a dictionary of size expressions"},
       {kFusedAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
+      {kCausalAttrName, [](Attribute a) { return isa<UnitAttr>(a); },
+       "a unit attribute"},
       {kTpAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
   };

@@ -45,6 +45,9 @@ def TShape_Dialect : Dialect {
     /// The size expressions and parameter values of a lowered GEMM.
     static constexpr ::llvm::StringLiteral kSizesAttrName = "tshape.sizes";
     static constexpr ::llvm::StringLiteral kFusedAttrName = "tshape.fused_attention";
+    /// On the fused attention GEMMs of a causal layer: the kernel skips the
+    /// masked half of the work.
+    static constexpr ::llvm::StringLiteral kCausalAttrName = "tshape.causal";
     /// Builtin-typed forms of the model attributes on lowered functions, so
     /// that lowered IR needs no tshape attribute types (plain MLIR).
     static constexpr ::llvm::StringLiteral kTpAttrName = "tshape.tp";

@@ -1,0 +1,75 @@
+//===- Accuracy.h - Predicted against measured kernel times -----*- C++ -*-===//
+//
+// Predictions for a kernel table on a target, the held-out split, error
+// statistics per regime and the m -> m+1 direction agreement of
+// docs/model-accuracy.md. Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_PREDICT_ACCURACY_H
+#define TSHAPE_PREDICT_ACCURACY_H
+
+#include "tshape/Predict/KernelTable.h"
+
+#include <string>
+#include <vector>
+
+namespace tshape::predict {
+
+/// The predicted time of one row in microseconds; 0 when the target has no
+/// kernel for it (a dtype without a GEMM path, a head dim without a fused
+/// kernel).
+double predictRow(const KernelRow &row, const target::GpuTarget &target);
+
+/// FLOPs of one row (useful work).
+double rowFlops(const KernelRow &row);
+
+/// Which part of a split a row belongs to. The part depends only on the
+/// row's weight shape, (n, k) for a GEMM and (heads, kv_heads) for
+/// attention, so the two parts share no such shape and repeats of one key
+/// always land together. About one shape in four is held out.
+enum class Part { All, Fit, HeldOut };
+bool inPart(const KernelRow &row, Part part);
+/// "all", "fit", "held-out".
+const char *partName(Part part);
+
+/// Median and 90th percentile of |predicted - measured| / measured.
+struct ErrorStats {
+  double median = 0, p90 = 0;
+  size_t count = 0;
+};
+ErrorStats errorStats(std::vector<double> relativeErrors);
+
+/// The regimes of the accuracy report: by m for GEMMs (m <= 16,
+/// 16 < m <= 256, larger) and by FLOPs for every kind.
+enum class Regime { All, SmallM, MidM, LargeM, Under1G, Under100G, Over100G };
+inline constexpr Regime kRegimes[] = {Regime::All,     Regime::SmallM,
+                                      Regime::MidM,    Regime::LargeM,
+                                      Regime::Under1G, Regime::Under100G,
+                                      Regime::Over100G};
+const char *regimeName(Regime r);
+bool inRegime(const KernelRow &row, Regime r);
+
+/// m -> m+1 direction agreement: over the pairs of measured rows with the
+/// same dtype, batch, n, k and layout and m one apart whose measured times
+/// differ by more than 10%, the fraction where "m+1 is more than 5% slower"
+/// has the same truth value in the prediction as in the measurement.
+/// Pairs whose measured time drops by more than 10% (a kernel switch no
+/// tile model can know) are counted apart as well.
+struct DirectionStats {
+  size_t pairs = 0, agree = 0;
+  size_t drops = 0, dropsAgree = 0; ///< the kernel-switch pairs among them
+  double agreement() const { return pairs ? double(agree) / pairs : 0; }
+  /// Agreement over the pairs without the kernel-switch drops.
+  double agreementWithoutDrops() const {
+    return pairs > drops ? double(agree - dropsAgree) / (pairs - drops) : 0;
+  }
+};
+/// `rows` and `predicted` are parallel; rows without a measurement are
+/// ignored.
+DirectionStats directionAgreement(const std::vector<const KernelRow *> &rows,
+                                  const std::vector<double> &predicted);
+
+} // namespace tshape::predict
+
+#endif // TSHAPE_PREDICT_ACCURACY_H

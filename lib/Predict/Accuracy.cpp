@@ -1,0 +1,164 @@
+//===- Accuracy.cpp - Predicted against measured kernel times -------------===//
+
+#include "tshape/Predict/Accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+using namespace tshape;
+using namespace tshape::predict;
+
+double tshape::predict::predictRow(const KernelRow &row,
+                                   const target::GpuTarget &t) {
+  if (row.kind == KernelKind::Gemm) {
+    analysis::GemmEstimate e = analysis::estimateGemm(row.gemm, t);
+    return e.supported ? e.predictedUs : 0;
+  }
+  analysis::FusedAttentionEstimate f =
+      analysis::estimateAttention(row.attention, t);
+  return f.supported ? f.predictedUs : 0;
+}
+
+double tshape::predict::rowFlops(const KernelRow &row) {
+  if (row.kind == KernelKind::Gemm)
+    return 2.0 * double(row.gemm.batch) * double(row.gemm.m) *
+           double(row.gemm.n) * double(row.gemm.k);
+  const analysis::AttentionProblem &a = row.attention;
+  return 4.0 * double(a.batch) * double(a.heads) * double(a.headDim) *
+         analysis::maskedPairs(a.seq, a.window, a.causal);
+}
+
+namespace {
+/// splitmix64's finaliser over two sizes: a fixed, platform-independent
+/// split whose low bits are well mixed.
+uint64_t shapeHash(int64_t a, int64_t b) {
+  uint64_t z = (uint64_t(a) * 0x9e3779b97f4a7c15ull) ^ uint64_t(b);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+} // namespace
+
+bool tshape::predict::inPart(const KernelRow &row, Part part) {
+  if (part == Part::All)
+    return true;
+  uint64_t h = row.kind == KernelKind::Gemm
+                   ? shapeHash(row.gemm.n, row.gemm.k)
+                   : shapeHash(row.attention.heads, row.attention.kvHeads);
+  bool held = h % 4 == 0;
+  return part == Part::HeldOut ? held : !held;
+}
+
+const char *tshape::predict::partName(Part part) {
+  switch (part) {
+  case Part::All:
+    return "all";
+  case Part::Fit:
+    return "fit";
+  case Part::HeldOut:
+    return "held-out";
+  }
+  return "all";
+}
+
+ErrorStats tshape::predict::errorStats(std::vector<double> e) {
+  ErrorStats s;
+  s.count = e.size();
+  if (e.empty())
+    return s;
+  std::sort(e.begin(), e.end());
+  auto at = [&](double q) {
+    size_t i = size_t(std::ceil(q * double(e.size())));
+    return e[std::min(i ? i - 1 : 0, e.size() - 1)];
+  };
+  s.median = at(0.5);
+  s.p90 = at(0.9);
+  return s;
+}
+
+const char *tshape::predict::regimeName(Regime r) {
+  switch (r) {
+  case Regime::All:
+    return "all";
+  case Regime::SmallM:
+    return "m <= 16";
+  case Regime::MidM:
+    return "16 < m <= 256";
+  case Regime::LargeM:
+    return "m > 256";
+  case Regime::Under1G:
+    return "< 1 GFLOP";
+  case Regime::Under100G:
+    return "1-100 GFLOP";
+  case Regime::Over100G:
+    return ">= 100 GFLOP";
+  }
+  return "all";
+}
+
+bool tshape::predict::inRegime(const KernelRow &row, Regime r) {
+  bool gemm = row.kind == KernelKind::Gemm;
+  double f = rowFlops(row);
+  switch (r) {
+  case Regime::All:
+    return true;
+  case Regime::SmallM:
+    return gemm && row.gemm.m <= 16;
+  case Regime::MidM:
+    return gemm && row.gemm.m > 16 && row.gemm.m <= 256;
+  case Regime::LargeM:
+    return gemm && row.gemm.m > 256;
+  case Regime::Under1G:
+    return f < 1e9;
+  case Regime::Under100G:
+    return f >= 1e9 && f < 1e11;
+  case Regime::Over100G:
+    return f >= 1e11;
+  }
+  return false;
+}
+
+DirectionStats
+tshape::predict::directionAgreement(const std::vector<const KernelRow *> &rows,
+                                    const std::vector<double> &predicted) {
+  // (dtype, batch, n, k, layout, m) -> (measured, predicted); repeats of a
+  // key keep their mean.
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int64_t>;
+  std::map<Key, std::tuple<double, double, int>> byKey;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const KernelRow &r = *rows[i];
+    if (r.kind != KernelKind::Gemm || !r.measuredUs || !(predicted[i] > 0))
+      continue;
+    const analysis::GemmProblem &p = r.gemm;
+    auto &v = byKey[Key{int(p.dtype), p.batch, p.n, p.k,
+                        int(p.transA) * 2 + int(p.transB), p.m}];
+    std::get<0>(v) += *r.measuredUs;
+    std::get<1>(v) += predicted[i];
+    std::get<2>(v) += 1;
+  }
+  DirectionStats s;
+  for (const auto &[key, v] : byKey) {
+    Key next = key;
+    ++std::get<5>(next);
+    auto it = byKey.find(next);
+    if (it == byKey.end())
+      continue;
+    double m0 = std::get<0>(v) / std::get<2>(v);
+    double p0 = std::get<1>(v) / std::get<2>(v);
+    double m1 = std::get<0>(it->second) / std::get<2>(it->second);
+    double p1 = std::get<1>(it->second) / std::get<2>(it->second);
+    if (std::fabs(m1 - m0) <= 0.10 * m0)
+      continue;
+    bool measuredSlower = m1 > 1.05 * m0, predictedSlower = p1 > 1.05 * p0;
+    bool agree = measuredSlower == predictedSlower;
+    ++s.pairs;
+    s.agree += agree;
+    if (m1 < 0.90 * m0) {
+      ++s.drops;
+      s.dropsAgree += agree;
+    }
+  }
+  return s;
+}

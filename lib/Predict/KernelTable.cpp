@@ -1,0 +1,282 @@
+//===- KernelTable.cpp - Lists of kernels to predict ----------------------===//
+//
+// The header's column names decide the kind of every row; docs/predict.md
+// lists them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Predict/KernelTable.h"
+#include "tshape/Support/Csv.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+using namespace tshape;
+using namespace tshape::predict;
+
+const char *tshape::predict::kindName(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::Gemm:
+    return "gemm";
+  case KernelKind::PrefillAttention:
+    return "prefill attention";
+  case KernelKind::DecodeAttention:
+    return "decode attention";
+  case KernelKind::Collective:
+    return "nccl collective";
+  case KernelKind::MoeLayer:
+    return "moe layer";
+  }
+  return "gemm";
+}
+
+std::string tshape::predict::targetForGpu(const std::string &gpu) {
+  if (gpu == "a100-sxm")
+    return "a100-80gb";
+  if (gpu == "h100-sxm" || gpu == "b200")
+    return gpu;
+  return "";
+}
+
+namespace {
+/// Column indices of one header (-1: absent).
+struct Columns {
+  std::map<std::string, int> index;
+  int operator[](const char *name) const {
+    auto it = index.find(name);
+    return it == index.end() ? -1 : it->second;
+  }
+  bool has(std::initializer_list<const char *> names) const {
+    for (const char *n : names)
+      if ((*this)[n] < 0)
+        return false;
+    return true;
+  }
+};
+
+struct RowReader {
+  const std::vector<std::string> &fields;
+  const Columns &cols;
+  std::string &why;
+
+  /// An integer column in [lo, kMaxSize]; `fallback` when the column is
+  /// absent or (for `emptyOk`) empty.
+  bool integer(const char *name, int64_t lo, int64_t &out, int64_t fallback,
+               bool emptyOk = false) {
+    int c = cols[name];
+    if (c < 0 || (emptyOk && fields[c].empty())) {
+      out = fallback;
+      return true;
+    }
+    const std::string &f = fields[c];
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(f.c_str(), &end, 10);
+    if (f.empty() || *end || errno == ERANGE || v < lo || v > kMaxSize) {
+      why = std::string("column '") + name + "' must be an integer in [" +
+            std::to_string(lo) + ", " + std::to_string(kMaxSize) +
+            "], got '" + f + "'";
+      return false;
+    }
+    out = v;
+    return true;
+  }
+  bool flag(const char *name, bool &out, bool fallback) {
+    int64_t v = 0;
+    if (!integer(name, 0, v, fallback ? 1 : 0))
+      return false;
+    if (v > 1) {
+      why = std::string("column '") + name + "' must be 0 or 1, got '" +
+            fields[cols[name]] + "'";
+      return false;
+    }
+    out = v == 1;
+    return true;
+  }
+  bool dtype(DType &out) {
+    int c = cols["dtype"];
+    if (c < 0) {
+      out = DType::BF16;
+      return true;
+    }
+    auto d = parseDType(fields[c]);
+    if (!d) {
+      why = "unknown dtype '" + fields[c] +
+            "' (expected bf16, fp16, fp32, tf32 or fp8)";
+      return false;
+    }
+    out = *d;
+    return true;
+  }
+  bool measured(std::optional<double> &out) {
+    for (const char *name : {"latency_us", "measured_us"}) {
+      int c = cols[name];
+      if (c < 0)
+        continue;
+      char *end = nullptr;
+      double v = std::strtod(fields[c].c_str(), &end);
+      if (fields[c].empty() || *end || !std::isfinite(v) || !(v > 0)) {
+        why = std::string("column '") + name +
+              "' must be a positive time in microseconds, got '" + fields[c] +
+              "'";
+        return false;
+      }
+      out = v;
+      return true;
+    }
+    return true;
+  }
+};
+} // namespace
+
+bool tshape::predict::parseKernelTable(const std::string &text,
+                                       const std::string &name,
+                                       KernelTable &out, std::string &error) {
+  out = KernelTable();
+  out.name = name;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      if (start < text.size())
+        out.lines.push_back(text.substr(start));
+      break;
+    }
+    out.lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  auto fail = [&](int line, const std::string &why) {
+    error = name + ":" + std::to_string(line) + ": error: " + why;
+    return false;
+  };
+  Columns cols;
+  size_t ncols = 0;
+  enum { None, Gemm, Attention, Nccl, Moe } format = None;
+  for (size_t i = 0; i < out.lines.size(); ++i) {
+    std::string line = out.lines[i];
+    int lineNo = int(i) + 1;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> fields = csv::splitFields(line);
+    if (format == None) {
+      for (size_t c = 0; c < fields.size(); ++c) {
+        if (fields[c].empty() || !cols.index.emplace(fields[c], int(c)).second)
+          return fail(lineNo, "header column " + std::to_string(c + 1) +
+                                  (fields[c].empty() ? " is empty"
+                                                     : " '" + fields[c] +
+                                                           "' is repeated"));
+      }
+      ncols = fields.size();
+      out.headerLine = lineNo;
+      if (cols.has({"batch", "seq", "heads", "kv_heads", "head_dim"}))
+        format = Attention;
+      else if (cols.has({"m", "n", "k"}))
+        format = Gemm;
+      else if (cols.has({"op", "gpus", "message_elements"}))
+        format = Nccl;
+      else if (cols.has({"tokens", "experts", "topk"}))
+        format = Moe;
+      else
+        return fail(lineNo,
+                    "unknown header: expected GEMM columns "
+                    "'dtype,m,n,k[,batch,trans_a,trans_b]' or attention "
+                    "columns 'batch,seq,heads,kv_heads,head_dim[,step,"
+                    "window]' (docs/predict.md)");
+      continue;
+    }
+    if (fields.size() != ncols)
+      return fail(lineNo, "expected " + std::to_string(ncols) +
+                              " fields as in the header, got " +
+                              std::to_string(fields.size()));
+    if (format == Nccl || format == Moe)
+      return fail(lineNo, std::string("no model for ") +
+                              kindName(format == Nccl ? KernelKind::Collective
+                                                      : KernelKind::MoeLayer) +
+                              " yet (tshape-predict models gemm and prefill "
+                              "attention rows)");
+    KernelRow row;
+    row.line = lineNo;
+    if (int c = cols["gpu"]; c >= 0)
+      row.gpu = fields[c];
+    std::string why;
+    RowReader r{fields, cols, why};
+    DType dt;
+    if (!r.dtype(dt) || !r.measured(row.measuredUs))
+      return fail(lineNo, why);
+    if (format == Gemm) {
+      analysis::GemmProblem &p = row.gemm;
+      p.dtype = dt;
+      if (!r.integer("m", 1, p.m, 1) || !r.integer("n", 1, p.n, 1) ||
+          !r.integer("k", 1, p.k, 1) || !r.integer("batch", 1, p.batch, 1) ||
+          !r.flag("trans_a", p.transA, false) ||
+          !r.flag("trans_b", p.transB, cols["trans_b"] < 0))
+        return fail(lineNo, why);
+      row.key = std::string(dtypeName(dt)) + "," + std::to_string(p.batch) +
+                "," + std::to_string(p.m) + "," + std::to_string(p.n) + "," +
+                std::to_string(p.k) + "," + std::to_string(p.transA) +
+                std::to_string(p.transB);
+    } else {
+      analysis::AttentionProblem &a = row.attention;
+      a.dtype = dt;
+      if (!r.integer("batch", 1, a.batch, 1) ||
+          !r.integer("seq", 1, a.seq, 1) ||
+          !r.integer("heads", 1, a.heads, 1) ||
+          !r.integer("kv_heads", 1, a.kvHeads, 1) ||
+          !r.integer("head_dim", 1, a.headDim, 1) ||
+          !r.integer("window", 0, a.window, 0, /*emptyOk=*/true) ||
+          !r.integer("step", 0, row.step, 0) ||
+          !r.flag("causal", a.causal, true))
+        return fail(lineNo, why);
+      if (a.heads % a.kvHeads != 0)
+        return fail(lineNo, "heads (" + std::to_string(a.heads) +
+                                ") must be a multiple of kv_heads (" +
+                                std::to_string(a.kvHeads) + ")");
+      row.kind = row.step > 0 ? KernelKind::DecodeAttention
+                              : KernelKind::PrefillAttention;
+      if (row.kind == KernelKind::DecodeAttention)
+        return fail(lineNo, "no model for decode attention yet (step " +
+                                std::to_string(row.step) +
+                                " > 0; tshape-predict models prefill "
+                                "attention, step 0)");
+      row.key = std::string(dtypeName(dt)) + "," + std::to_string(a.batch) +
+                "," + std::to_string(a.seq) + "," + std::to_string(a.heads) +
+                "," + std::to_string(a.kvHeads) + "," +
+                std::to_string(a.headDim) + "," + std::to_string(a.window) +
+                "," + std::to_string(a.causal);
+    }
+    out.rows.push_back(row);
+  }
+  if (format == None)
+    return fail(int(out.lines.size()) + (out.lines.empty() ? 1 : 0),
+                "no CSV header: the file is empty or all comments");
+  return true;
+}
+
+std::string
+tshape::predict::withPredictions(const KernelTable &table,
+                                 const std::vector<double> &predictions) {
+  std::string out;
+  size_t next = 0;
+  char buf[64];
+  for (size_t i = 0; i < table.lines.size(); ++i) {
+    std::string line = table.lines[i];
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    int lineNo = int(i) + 1;
+    if (lineNo == table.headerLine) {
+      out += line + ",predicted_us\n";
+    } else if (next < table.rows.size() && table.rows[next].line == lineNo) {
+      double v = next < predictions.size() ? predictions[next] : 0;
+      snprintf(buf, sizeof(buf), ",%.3f", v);
+      out += line + buf + "\n";
+      ++next;
+    } else {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
