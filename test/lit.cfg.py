@@ -62,6 +62,7 @@ tools = [
     ToolSubst("tshape-opt", unresolved="fatal"),
     ToolSubst("tshape-translate", unresolved="fatal"),
     ToolSubst("tshape-calibrate", unresolved="fatal"),
+    ToolSubst("tshape-predict", unresolved="fatal"),
     ToolSubst("tshape-bench-gemms", unresolved="fatal"),
     # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
     # plain MLIR.
@@ -69,6 +70,14 @@ tools = [
     ToolSubst("mlir-runner", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Third-party timings beside the clone (never copied into it): tests that
+# read them say `REQUIRES: measured-data` and report UNSUPPORTED without.
+measured = os.path.join(os.path.dirname(config.tshape_src_root), "shared",
+                        "data", "measured")
+if os.path.isdir(measured):
+    config.available_features.add("measured-data")
+config.substitutions.append(("%measured", measured))
 
 if config.tshape_unittests:
     config.available_features.add("unittests")

@@ -9,6 +9,7 @@
 
 #include "tshape/Analysis/GemmModel.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 using namespace tshape;
@@ -277,4 +278,69 @@ TEST(ShapeReport, VocabFindingFromTheModel) {
   a.analyze(records);
   EXPECT_FALSE(records[0].flagged);
   EXPECT_TRUE(a.findings(records).empty());
+}
+
+TEST(GemmModel, FittedEffects) {
+  // 8192^3 on 256x128 tiles: 2048 tiles on 132 slots, 15.515 waves of work
+  // run as 16 (ComputeBoundTime). Ideal compute 1389.114 us.
+  const double ideal = 2.0 * 8192 * 8192 * 8192 / 791.52e12 * 1e6;
+  target::GpuTarget t = h100();
+  // Full wave smoothing (stream-K): the fractional 15.515 waves, no loss.
+  t.waveSmoothing = 1;
+  GemmEstimate e = estimateWithTile(gemm(8192, 8192, 8192), t, kBig);
+  EXPECT_NEAR(e.waveEfficiency, 1.0, 1e-12);
+  EXPECT_NEAR(e.predictedUs, ideal + 2, 1e-6);
+  // Half smoothing: 0.5 x 16 + 0.5 x 15.515 waves.
+  t.waveSmoothing = 0.5;
+  e = estimateWithTile(gemm(8192, 8192, 8192), t, kBig);
+  double frac = 2048.0 / 132;
+  EXPECT_NEAR(e.waveEfficiency, frac / (0.5 * 16 + 0.5 * frac), 1e-12);
+  // A serial epilogue adds the output's write, 2 x 8192^2 bytes at
+  // 3350e9 x 0.85 = 2847.5e9 B/s = 47.135 us, to the compute time.
+  t = h100();
+  t.epilogueSerialFraction = 1;
+  e = estimateWithTile(gemm(8192, 8192, 8192), t, kBig);
+  EXPECT_NEAR(e.computeUs,
+              ideal * 2112 / 2048 + 2.0 * 8192 * 8192 / 2847.5e9 * 1e6, 1e-6);
+  // Overlap exponent 1 adds compute and memory; 2 takes their 2-norm.
+  t = h100();
+  t.overlapExponent = 1;
+  e = estimateWithTile(gemm(2048, 2048, 512), t, kBig);
+  EXPECT_NEAR(e.predictedUs, e.computeUs + e.memoryUs + 2, 1e-9);
+  t.overlapExponent = 2;
+  e = estimateWithTile(gemm(2048, 2048, 512), t, kBig);
+  EXPECT_NEAR(e.predictedUs,
+              std::sqrt(e.computeUs * e.computeUs + e.memoryUs * e.memoryUs) +
+                  2,
+              1e-9);
+  // Split-K slices of at least 4096 elements: K = 4096 is never split
+  // (MemoryBoundGemv splits it without the rule).
+  t = h100();
+  t.splitKMinK = 4096;
+  EXPECT_EQ(estimateGemm(gemm(1, 4096, 4096), t).splitK, 1);
+}
+
+TEST(GemmModel, AttentionWindowAndGqa) {
+  // s = 2048 in 16 blocks of 128, causal: 136 blocks. A window of 128 keys
+  // spans at most 2 key blocks per query block: 1 + 2 x 15 = 31 blocks, so
+  // the compute is 31/136 of the full causal one.
+  AttentionProblem p;
+  p.batch = 1;
+  p.seq = 2048;
+  p.heads = 32;
+  p.kvHeads = 8;
+  p.headDim = 128;
+  FusedAttentionEstimate full = estimateAttention(p, h100());
+  p.window = 128;
+  FusedAttentionEstimate win = estimateAttention(p, h100());
+  EXPECT_NEAR(win.computeUs / full.computeUs, 31.0 / 136, 1e-12);
+  // Bytes: Q and O for 32 heads, K and V read and written for 8:
+  // 2 x 2048 x 128 x (2 x 32 + 4 x 8) = 50,331,648 B at 2847.5e9 B/s.
+  EXPECT_NEAR(full.memoryUs, 50331648.0 / 2847.5e9 * 1e6, 1e-9);
+  // Fewer KV heads move fewer bytes and do the same work.
+  p.window = 0;
+  p.kvHeads = 1;
+  FusedAttentionEstimate mqa = estimateAttention(p, h100());
+  EXPECT_LT(mqa.memoryUs, full.memoryUs);
+  EXPECT_DOUBLE_EQ(mqa.computeUs, full.computeUs);
 }

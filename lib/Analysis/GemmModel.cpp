@@ -109,11 +109,6 @@ GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
   }
   double rate = peak * 1e12 * t.mathEfficiency; // FLOP/s on the best tile
   double bw = t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency;
-  // Few CTAs cannot draw the chip's bandwidth: each SM in use adds at most
-  // smBandwidthGBs.
-  if (t.smBandwidthGBs > 0)
-    bw = std::min(bw, double(std::min(ctas, t.smCount)) * t.smBandwidthGBs *
-                          1e9);
   double idealCompute = e.flops / rate * 1e6;
   e.computeUs = idealCompute /
                 (tile.efficiency * e.tileEfficiency * e.kEfficiency *

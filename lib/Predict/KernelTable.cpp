@@ -271,7 +271,11 @@ tshape::predict::withPredictions(const KernelTable &table,
       out += line + ",predicted_us\n";
     } else if (next < table.rows.size() && table.rows[next].line == lineNo) {
       double v = next < predictions.size() ? predictions[next] : 0;
-      snprintf(buf, sizeof(buf), ",%.3f", v);
+      // No kernel on the target: an empty field, not a made-up time.
+      if (v > 0)
+        snprintf(buf, sizeof(buf), ",%.3f", v);
+      else
+        snprintf(buf, sizeof(buf), ",");
       out += line + buf + "\n";
       ++next;
     } else {

@@ -86,7 +86,6 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"math_efficiency", 0.30, 1.00, &GpuTarget::mathEfficiency, false},
       {"memory_efficiency", 0.30, 1.00, &GpuTarget::memoryEfficiency, false},
       {"launch_overhead_us", 0.0, 20.0, &GpuTarget::launchOverheadUs, false},
-      {"sm_bandwidth_gbs", 0.0, 400.0, &GpuTarget::smBandwidthGBs, false},
       {"wave_smoothing", 0.0, 1.0, &GpuTarget::waveSmoothing, false},
       {"overlap_exponent", 1.0, 8.0, &GpuTarget::overlapExponent, false},
       {"epilogue_serial_fraction", 0.0, 1.0,

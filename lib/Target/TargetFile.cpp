@@ -230,3 +230,15 @@ std::optional<GpuTarget> tshape::target::loadTargetFile(const std::string &path,
     error = path + ": " + error;
   return t;
 }
+
+std::optional<GpuTarget> tshape::target::resolveTarget(const std::string &name,
+                                                       const std::string &file,
+                                                       std::string &error) {
+  if (!file.empty())
+    return loadTargetFile(file, error);
+  if (const GpuTarget *t = findBuiltinTarget(name))
+    return *t;
+  error = "unknown target '" + name + "' (built-in: " + builtinTargetNames() +
+          ")";
+  return std::nullopt;
+}

@@ -59,14 +59,8 @@ int main(int argc, char **argv) {
       "with a measured_us or\nlatency_us column, e.g. tshape-bench-gemms "
       "output (batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n");
   std::string error;
-  std::optional<target::GpuTarget> base;
-  if (!targetFile.empty())
-    base = target::loadTargetFile(targetFile, error);
-  else if (const target::GpuTarget *t = target::findBuiltinTarget(targetName))
-    base = *t;
-  else
-    error = "unknown target '" + targetName + "' (built-in: " +
-            target::builtinTargetNames() + ")";
+  std::optional<target::GpuTarget> base =
+      target::resolveTarget(targetName, targetFile, error);
   if (!base)
     return fail(error);
   if (uncalibratedOpt)
@@ -89,9 +83,7 @@ int main(int argc, char **argv) {
     }
     for (const KernelRow &r : tables[i].rows) {
       ++total;
-      DType dt = r.kind == KernelKind::Gemm ? r.gemm.dtype
-                                            : r.attention.dtype;
-      if (r.measuredUs && (!only || dt == *only))
+      if (r.measuredUs && (!only || rowDType(r) == *only))
         rows.push_back(&r);
     }
   }

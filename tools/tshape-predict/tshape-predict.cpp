@@ -68,20 +68,12 @@ int fail(const std::string &msg) {
 class Targets {
 public:
   bool init(std::string &error) {
-    if (!targetFile.empty()) {
-      auto t = target::loadTargetFile(targetFile, error);
-      if (!t)
-        return false;
-      fixed = std::make_unique<target::GpuTarget>(*t);
-    } else if (!targetName.empty()) {
-      const target::GpuTarget *t = target::findBuiltinTarget(targetName);
-      if (!t) {
-        error = "unknown target '" + targetName +
-                "' (built-in: " + target::builtinTargetNames() + ")";
-        return false;
-      }
-      fixed = std::make_unique<target::GpuTarget>(adjust(*t));
-    }
+    if (targetFile.empty() && targetName.empty())
+      return true; // each row's gpu column names its target
+    auto t = target::resolveTarget(targetName, targetFile, error);
+    if (!t)
+      return false;
+    fixed = std::make_unique<target::GpuTarget>(adjust(*t));
     return true;
   }
   const target::GpuTarget *forRow(const KernelTable &table,
@@ -129,10 +121,7 @@ void printComparison(llvm::raw_ostream &os, const KernelTable &table,
   for (size_t i = 0; i < table.rows.size(); ++i) {
     const KernelRow &r = table.rows[i];
     if (!inPart(r, part) ||
-        (!dtypeOpt.empty() && dtypeOpt != dtypeName(r.gemm.dtype) &&
-         r.kind == KernelKind::Gemm) ||
-        (!dtypeOpt.empty() && r.kind != KernelKind::Gemm &&
-         dtypeOpt != dtypeName(r.attention.dtype)))
+        (!dtypeOpt.empty() && dtypeOpt != dtypeName(rowDType(r))))
       continue;
     if (!r.measuredUs) {
       ++unmeasured;

@@ -50,6 +50,11 @@ struct KernelRow {
   std::string key;
 };
 
+/// The element type of a row, whatever its kind.
+inline DType rowDType(const KernelRow &row) {
+  return row.kind == KernelKind::Gemm ? row.gemm.dtype : row.attention.dtype;
+}
+
 struct KernelTable {
   std::string name;               ///< the file name, for messages
   std::vector<std::string> lines; ///< every line as read (no line ends)
@@ -68,8 +73,9 @@ bool parseKernelTable(const std::string &text, const std::string &name,
 std::string targetForGpu(const std::string &gpu);
 
 /// The table written back with `predicted_us` appended to the header and to
-/// every row (`predictions` holds one value per row, in order); comments
-/// and blank lines are kept.
+/// every row (`predictions` holds one value per row, in order; 0, no kernel
+/// on the target, is written as an empty field); comments and blank lines
+/// are kept.
 std::string withPredictions(const KernelTable &table,
                             const std::vector<double> &predictions);
 

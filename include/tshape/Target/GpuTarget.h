@@ -47,10 +47,6 @@ struct GpuTarget {
   double mathEfficiency = 0.8;
   double memoryEfficiency = 0.85;
   double launchOverheadUs = 2.0;
-  /// DRAM bandwidth one SM's CTAs can draw, GB/s: a GEMM of few tiles
-  /// cannot reach the chip's bandwidth (decode-sized GEMMs with a small N).
-  /// 0 means no per-SM limit. Model constant, fitted (docs/targets.md).
-  double smBandwidthGBs = 0;
   /// How much of the last partial wave's idle time the library recovers:
   /// 0 runs whole waves (classic tiling), 1 shares the work out evenly
   /// (stream-K and persistent kernels). Model constant, fitted.
@@ -107,6 +103,13 @@ const std::vector<ModelConstant> &modelConstants();
 /// calibration, the GpuTarget defaults: the "before" of before/after
 /// accuracy figures.
 GpuTarget uncalibrated(const GpuTarget &t);
+
+/// The target a tool's --target-file (when not empty) or --target names;
+/// nullopt with `error` ("unknown target 'x' (built-in: ...)" or the file's
+/// error) otherwise.
+std::optional<GpuTarget> resolveTarget(const std::string &name,
+                                       const std::string &file,
+                                       std::string &error);
 
 /// Parses a target description (JSON, schema in docs/targets.md). On error
 /// returns nullopt and sets `error` (with line:column for malformed JSON).

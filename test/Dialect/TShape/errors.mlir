@@ -322,3 +322,11 @@ func.func @bad_analysis() attributes {tshape.analysis = {bound = "compute", pred
 func.func @missing_measured() attributes {tshape.measured = {median_us = 1.0 : f64}} {
   return
 }
+
+// -----
+
+// tshape.causal marks causal fused attention GEMMs: a unit attribute only.
+// expected-error @+1 {{'tshape.causal' must be a unit attribute}}
+func.func @causal_not_unit() attributes {tshape.causal = 1 : i64} {
+  return
+}
