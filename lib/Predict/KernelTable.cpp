@@ -258,7 +258,8 @@ bool tshape::predict::parseKernelTable(const std::string &text,
 
 std::string
 tshape::predict::withPredictions(const KernelTable &table,
-                                 const std::vector<double> &predictions) {
+                                 const std::vector<double> &predictions,
+                                 const std::vector<bool> &keep) {
   std::string out;
   size_t next = 0;
   char buf[64];
@@ -270,14 +271,17 @@ tshape::predict::withPredictions(const KernelTable &table,
     if (lineNo == table.headerLine) {
       out += line + ",predicted_us\n";
     } else if (next < table.rows.size() && table.rows[next].line == lineNo) {
+      bool kept = keep.empty() || (next < keep.size() && keep[next]);
       double v = next < predictions.size() ? predictions[next] : 0;
+      ++next;
+      if (!kept)
+        continue;
       // No kernel on the target: an empty field, not a made-up time.
       if (v > 0)
         snprintf(buf, sizeof(buf), ",%.3f", v);
       else
         snprintf(buf, sizeof(buf), ",");
       out += line + buf + "\n";
-      ++next;
     } else {
       out += line + "\n";
     }

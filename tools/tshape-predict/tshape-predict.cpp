@@ -52,16 +52,22 @@ cl::opt<bool> compare("compare",
                                "column, per file and regime"));
 cl::opt<std::string> partOpt(
     "part",
-    cl::desc("compare on all rows, the fitting part or the held-out part of "
-             "the shape split: all, fit, held-out (default: all)"),
+    cl::desc("compare and write only the rows of this part of the shape "
+             "split: all, fit, held-out (default: all)"),
     cl::init("all"));
 cl::opt<std::string> dtypeOpt("dtype",
-                              cl::desc("compare only rows of this dtype"),
+                              cl::desc("compare and write only rows of this dtype"),
                               cl::init(""));
 
 int fail(const std::string &msg) {
   llvm::errs() << "tshape-predict: error: " << msg << "\n";
   return 1;
+}
+
+/// Whether --part and --dtype select row `r` (for --compare and -o).
+bool selected(const KernelRow &r, Part part) {
+  return inPart(r, part) &&
+         (dtypeOpt.empty() || dtypeOpt == dtypeName(rowDType(r)));
 }
 
 /// The target of each row: the one given, or the row's `gpu` column.
@@ -120,8 +126,7 @@ void printComparison(llvm::raw_ostream &os, const KernelTable &table,
   size_t unmeasured = 0, noKernel = 0;
   for (size_t i = 0; i < table.rows.size(); ++i) {
     const KernelRow &r = table.rows[i];
-    if (!inPart(r, part) ||
-        (!dtypeOpt.empty() && dtypeOpt != dtypeName(rowDType(r))))
+    if (!selected(r, part))
       continue;
     if (!r.measuredUs) {
       ++unmeasured;
@@ -216,8 +221,10 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::vector<double> predicted;
+    std::vector<bool> keep;
     std::string label;
     for (const KernelRow &r : table.rows) {
+      keep.push_back(selected(r, part));
       const target::GpuTarget *t = targets.forRow(table, r, error);
       if (!t) {
         llvm::errs() << error << "\n";
@@ -230,7 +237,7 @@ int main(int argc, char **argv) {
       predicted.push_back(predictRow(r, *t));
     }
     if (out)
-      *out << withPredictions(table, predicted);
+      *out << withPredictions(table, predicted, keep);
     if (compare)
       printComparison(llvm::outs(), table, predicted,
                       label.empty() ? std::string("no target") : label, part);

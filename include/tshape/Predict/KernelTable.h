@@ -75,9 +75,11 @@ std::string targetForGpu(const std::string &gpu);
 /// The table written back with `predicted_us` appended to the header and to
 /// every row (`predictions` holds one value per row, in order; 0, no kernel
 /// on the target, is written as an empty field); comments and blank lines
-/// are kept.
+/// are kept. Rows whose `keep` entry is false (when `keep` is not empty)
+/// are left out.
 std::string withPredictions(const KernelTable &table,
-                            const std::vector<double> &predictions);
+                            const std::vector<double> &predictions,
+                            const std::vector<bool> &keep = {});
 
 } // namespace tshape::predict
 
