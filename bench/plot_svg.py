@@ -6,11 +6,15 @@ line charts of CSV columns and grouped bar charts, for bench/gpu-sweeps.sh.
       one line per Y column against column X (columns by header name)
   plot_svg.py bars CSV LABEL Y1[,Y2...] TITLE YLABEL OUT.svg
       one group of bars per row, labelled by column LABEL
+  plot_svg.py loglog CSV X Y SERIES TITLE XLABEL YLABEL OUT.svg
+      a log-log scatter of Y against X, one colour per value of column
+      SERIES, with the line y = x (and y = x / 1.25, x * 1.25 dashed)
 
 Rows whose cells do not parse as numbers are skipped, with a note on stderr.
 """
 import csv
 import math
+import re
 import sys
 from xml.sax.saxutils import escape
 
@@ -159,9 +163,65 @@ def bars(path, label, ycols, title, ylabel, out):
     ch.save(out)
 
 
+def loglog(series, title, xlabel, ylabel, out):
+    """series: [(name, [(x, y), ...]), ...], positive values only."""
+    vals = [v for _, pts in series for p in pts for v in p if v > 0]
+    if not vals:
+        sys.exit(f"plot_svg: no positive values to plot in {out}")
+    lo = math.floor(math.log10(min(vals)))
+    hi = math.ceil(math.log10(max(vals)))
+    if hi == lo:
+        hi = lo + 1
+    ch = Chart(title, xlabel, ylabel)
+    ch.axes(range(lo, hi + 1), lo, hi)
+    # The y axis labels are exponents; write them as powers of ten.
+    ch.out = [o if 'text-anchor="end"' not in o else
+              re.sub(r">(-?\d+)</text>",
+                     lambda m: f">{fmt(10.0 ** int(m.group(1)))}</text>", o)
+              for o in ch.out]
+
+    def x(v):
+        return LEFT + (math.log10(v) - lo) / (hi - lo) * (W - RIGHT - LEFT)
+
+    def y(v):
+        return ch.y(math.log10(v))
+    for e in range(lo, hi + 1):
+        ch.out.append(f'<text x="{x(10.0 ** e):.1f}" y="{H - BOTTOM + 18}" '
+                      f'text-anchor="middle">{fmt(10.0 ** e)}</text>')
+    a, b = 10.0 ** lo, 10.0 ** hi
+    for f, dash in ((1.0, ""), (1.25, ' stroke-dasharray="4 3"'),
+                    (0.8, ' stroke-dasharray="4 3"')):
+        ch.out.append(f'<line x1="{x(max(a, a / f)):.1f}" '
+                      f'y1="{y(max(a, a / f) * f):.1f}" '
+                      f'x2="{x(min(b, b / f)):.1f}" '
+                      f'y2="{y(min(b, b / f) * f):.1f}" stroke="#888"{dash}/>')
+    for i, (_, pts) in enumerate(series):
+        c = COLORS[i % len(COLORS)]
+        for px, py in pts:
+            if px > 0 and py > 0:
+                ch.out.append(f'<circle cx="{x(px):.1f}" cy="{y(py):.1f}" '
+                              f'r="1.6" fill="{c}" fill-opacity="0.55"/>')
+    ch.legend([name for name, _ in series])
+    ch.save(out)
+
+
+def loglog_csv(path, xcol, ycol, scol, title, xlabel, ylabel, out):
+    rows = read(path, [xcol, ycol, scol])
+    groups = {}
+    for r in rows:
+        try:
+            p = (float(r[xcol]), float(r[ycol]))
+        except ValueError:
+            continue
+        groups.setdefault(r[scol], []).append(p)
+    loglog(list(groups.items()), title, xlabel, ylabel, out)
+
+
 def main(argv):
     if len(argv) == 9 and argv[1] == "line":
         line(argv[2], argv[3], argv[4].split(","), *argv[5:9])
+    elif len(argv) == 10 and argv[1] == "loglog":
+        loglog_csv(*argv[2:10])
     elif len(argv) == 8 and argv[1] == "bars":
         bars(argv[2], argv[3], argv[4].split(","), *argv[5:8])
     else:
