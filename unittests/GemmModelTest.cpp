@@ -14,6 +14,7 @@
 
 using namespace tshape;
 using namespace tshape::analysis;
+using tshape::target::GpuTarget;
 using tshape::target::TileConfig;
 
 namespace {
@@ -46,6 +47,44 @@ TEST(Targets, BuiltinsAndNames) {
   // No FP8 GEMM path on A100 or V100.
   EXPECT_EQ(target::findBuiltinTarget("a100-80gb")->peak(model::DType::FP8), 0);
   EXPECT_EQ(target::findBuiltinTarget("v100")->bestAlignBytes, 16);
+}
+
+TEST(Targets, ConstantsAndTheirSource) {
+  // The measured GPUs carry their own fit; the others a measured family's
+  // (docs/targets.md). Efficiencies carry over as fractions of each GPU's
+  // own peaks.
+  const GpuTarget &sxm = *target::findBuiltinTarget("h100-sxm");
+  const GpuTarget &h200 = *target::findBuiltinTarget("h200");
+  const GpuTarget &l40s = *target::findBuiltinTarget("l40s");
+  const GpuTarget &a100 = *target::findBuiltinTarget("a100-80gb");
+  const GpuTarget &b200 = *target::findBuiltinTarget("b200");
+  EXPECT_EQ(sxm.constantsSource.rfind("fitted on H100 SXM", 0), 0u);
+  EXPECT_EQ(h200.constantsSource.rfind("derived: the H100 SXM fit", 0), 0u);
+  EXPECT_EQ(l40s.constantsSource.rfind("derived: the A100 80GB fit", 0), 0u);
+  for (const target::ModelConstant &c : target::modelConstants()) {
+    EXPECT_EQ(h200.*c.field, sxm.*c.field) << c.key;
+    EXPECT_EQ(l40s.*c.field, a100.*c.field) << c.key;
+    // B200: its own GEMM fit, the H100's attention constants.
+    if (c.attention)
+      EXPECT_EQ(b200.*c.field, sxm.*c.field) << c.key;
+  }
+  // Every fitted constant differs from its guess somewhere (none is left
+  // at the default by a missing key).
+  const GpuTarget guess = target::uncalibrated(sxm);
+  EXPECT_EQ(guess.constantsSource, "uncalibrated guesses");
+  for (const target::ModelConstant &c : target::modelConstants())
+    EXPECT_NE(sxm.*c.field, guess.*c.field) << c.key;
+
+  // A file names what it sets, and where the rest comes from.
+  std::string err;
+  auto one = target::parseTargetJson(
+      R"({"base": "h100-sxm", "launch_overhead_us": 3})", err);
+  ASSERT_TRUE(one) << err;
+  EXPECT_EQ(one->constantsSource,
+            "target file (1 constant; the rest " + sxm.constantsSource + ")");
+  auto none = target::parseTargetJson(R"({"base": "h200"})", err);
+  ASSERT_TRUE(none) << err;
+  EXPECT_EQ(none->constantsSource, h200.constantsSource);
 }
 
 TEST(Targets, JsonFile) {

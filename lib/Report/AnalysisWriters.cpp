@@ -68,6 +68,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
     j.attributeObject("target", [&] {
       j.attribute("name", target.name);
       j.attribute("description", target.description);
+      j.attribute("constants", target.constantsSource);
       j.attribute("sm_count", target.smCount);
       j.attribute("memory_bandwidth_gbs", target.memoryBandwidthGBs);
       j.attributeObject("peak_tflops", [&] {
@@ -197,7 +198,8 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   const int64_t skipped = rep.skipped;
   const target::GpuTarget &target = rep.target;
   const double threshold = rep.threshold;
-  os << "# tshape GEMM analysis: " << target.description << "\n\n";
+  os << "# tshape GEMM analysis: " << target.description << "\n\n"
+     << "Cost-model constants: " << target.constantsSource << ".\n\n";
   int64_t flagged = 0;
   for (const GemmRecord &r : records)
     flagged += r.flagged;

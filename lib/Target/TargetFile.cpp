@@ -98,6 +98,7 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
   if (auto a = o->getString("arch"))
     t.arch = a->str();
   double bw = t.memoryBandwidthGBs, l2 = t.l2MB;
+  size_t constantsSet = 0;
   for (const ModelConstant &c : modelConstants()) {
     const json::Value *v = o->get(c.key);
     if (!v)
@@ -119,7 +120,14 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
       return std::nullopt;
     }
     t.*c.field = *d;
+    ++constantsSet;
   }
+  if (constantsSet == modelConstants().size())
+    t.constantsSource = "target file";
+  else if (constantsSet)
+    t.constantsSource = "target file (" + std::to_string(constantsSet) +
+                        (constantsSet == 1 ? " constant" : " constants") +
+                        "; the rest " + t.constantsSource + ")";
   if (!integer(*o, "sm_count", t.smCount, req, error) ||
       !number(*o, "memory_bandwidth_gbs", bw, req, error) ||
       !number(*o, "l2_mb", l2, false, error) ||

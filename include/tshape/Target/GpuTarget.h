@@ -33,6 +33,9 @@ struct GpuTarget {
   std::string name;        ///< canonical name, e.g. "h100-sxm"
   std::string description; ///< e.g. "NVIDIA H100 SXM5 80GB"
   std::string arch;        ///< volta, ampere, ada, hopper, blackwell
+  /// Where the model constants come from: a fit on measured timings, a
+  /// derivation from another GPU's fit, a target file or the guesses.
+  std::string constantsSource = "uncalibrated guesses";
   int64_t smCount = 0;
   /// Dense tensor-core peak in TFLOP/s, indexed by model::DType; 0 means the
   /// type has no GEMM path on this GPU.
@@ -43,7 +46,9 @@ struct GpuTarget {
   int64_t bestAlignBytes = 128; ///< 128 bytes from Ampere on
   int64_t kTileBytes = 128;     ///< K consumed per main-loop step
   /// Fractions of peak compute and bandwidth a large, aligned GEMM reaches.
-  /// Model constants: calibration against measurements replaces them.
+  /// Model constants. These defaults are the guesses used before
+  /// calibration (target::uncalibrated); the built-in targets carry fitted
+  /// values (docs/targets.md).
   double mathEfficiency = 0.8;
   double memoryEfficiency = 0.85;
   double launchOverheadUs = 2.0;
@@ -98,10 +103,9 @@ struct ModelConstant {
 /// Every fitted model constant, in fitting order (docs/targets.md).
 const std::vector<ModelConstant> &modelConstants();
 
-/// `t` with its fitted model constants (efficiencies, overheads, per-SM
-/// bandwidth, wave smoothing) put back to the guesses they were before
-/// calibration, the GpuTarget defaults: the "before" of before/after
-/// accuracy figures.
+/// `t` with its fitted model constants (every modelConstants() entry) put
+/// back to the guesses they were before calibration, the GpuTarget
+/// defaults: the "before" of before/after accuracy figures.
 GpuTarget uncalibrated(const GpuTarget &t);
 
 /// The target a tool's --target-file (when not empty) or --target names;
