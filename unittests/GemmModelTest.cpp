@@ -65,8 +65,9 @@ TEST(Targets, ConstantsAndTheirSource) {
     EXPECT_EQ(h200.*c.field, sxm.*c.field) << c.key;
     EXPECT_EQ(l40s.*c.field, a100.*c.field) << c.key;
     // B200: its own GEMM fit, the H100's attention constants.
-    if (c.attention)
+    if (c.attention) {
       EXPECT_EQ(b200.*c.field, sxm.*c.field) << c.key;
+    }
   }
   // Every fitted constant differs from its guess somewhere (none is left
   // at the default by a missing key).
