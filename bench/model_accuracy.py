@@ -373,14 +373,21 @@ def write_page(src, results, cross):
       "and drops at the same m. Which one happens depends on which kernel "
       "the library picked at m, which a tile and wave model cannot see. "
       "Modelling the library's bucketed tile choice (the tile picked for m "
-      "rounded down to a multiple of 64, evaluated at the real m) was tried: "
-      "it raised B200 agreement to about 57% and H100 to 54%, and made the "
-      "held-out p90 worse by 1.4-1.9 points, so it was not adopted.")
+      "rounded down to a multiple of 64, evaluated at the real m) was tried "
+      "on the previous fit: it raised B200 agreement to about 57% and H100 "
+      "to 54%, and made the held-out p90 worse by 1.4-1.9 points, so it was "
+      "not adopted.")
     w("- **A100 and B200 GEMMs.** The largest residuals are small-m GEMMs "
       "with small N and long K. B200 measures them up to 2x slower than "
       "predicted (e.g. N 768, K 16384 at m = 1). A per-K-step latency floor "
       "describes this physically, but the coordinate search left it at 0 "
-      "behind the split-K threshold, so it was removed.")
+      "behind the split-K threshold, so it was removed. Fitted jointly with "
+      "the other constants (in a Python copy of the model, 2026-11-23) it "
+      "lowers the A100 p90 but raises its median, and "
+      "fits to about 0 on B200; a per-wave cost and a per-SM bandwidth cap "
+      "did not help either. Some of these residuals are kernel choices: at "
+      "m = 1, n = 768 the B200 takes 13.9 us at K = 16384 but 16.5 us at "
+      "K = 51200.")
     w("- **Attention.** The p90 is large: short sequences are dominated by "
       "the fixed cost, whose spread across batch sizes the model does not "
       "follow. The data has head dims 64 and 128 and windows 0 and 128 "

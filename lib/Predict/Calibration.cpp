@@ -2,7 +2,8 @@
 //
 // Coordinate search with a shrinking grid: each constant in turn is set to
 // the best of 21 values across its current window, eight rounds, the window
-// halving around the best value each round, from two starts. The loss is the mean
+// halving around the best value each round, from two starts, then restarted
+// from the best point while that helps (at most three times). The loss is the mean
 // |log(predicted / measured)| over (a fixed stride sample of at most 4,000
 // of) the fitting rows: it weighs a 2x over- and under-prediction alike and
 // is not dominated by the few kernels far off the model.
@@ -143,6 +144,17 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
         bestOverall = best;
         winner = c0;
       }
+    }
+    // Restart from the winner with every window at full width again: the
+    // shrinking windows can settle before one constant's best value is
+    // reachable from where the others ended. Bounded: three restarts.
+    for (int restart = 0; restart < 3; ++restart) {
+      GpuTarget c = winner;
+      double best = search(use, params, c);
+      if (best >= bestOverall - 1e-6)
+        break;
+      bestOverall = best;
+      winner = c;
     }
     t = winner;
     for (const FitParam &p : params) {

@@ -62,33 +62,33 @@ using Constants = std::vector<std::pair<std::string, double>>;
 /// the split and the held-out errors are in docs/model-accuracy.md.
 /// test/Predict/builtin-constants.test checks that these equal the files.
 Constants h100Gemm() {
-  return {{"math_efficiency", 0.858},     {"memory_efficiency", 0.842},
-          {"launch_overhead_us", 2.597},  {"wave_smoothing", 0.848},
-          {"overlap_exponent", 5.02},     {"epilogue_serial_fraction", 0.611},
+  return {{"math_efficiency", 0.858},    {"memory_efficiency", 0.841},
+          {"launch_overhead_us", 2.597}, {"wave_smoothing", 0.847},
+          {"overlap_exponent", 5.186},   {"epilogue_serial_fraction", 0.615},
           {"split_k_min_k", 2621.44}};
 }
 Constants h100Attention() {
-  return {{"attention_efficiency", 0.868},
-          {"attention_overhead_us", 9.047},
-          {"attention_softmax_dim", 96.4},
-          {"attention_query_block_cost", 3.547}};
+  return {{"attention_efficiency", 0.746},
+          {"attention_overhead_us", 9.156},
+          {"attention_softmax_dim", 88.2},
+          {"attention_query_block_cost", 2.831}};
 }
 Constants a100Gemm() {
-  return {{"math_efficiency", 0.871},     {"memory_efficiency", 0.796},
-          {"launch_overhead_us", 3.575},  {"wave_smoothing", 0.917},
-          {"overlap_exponent", 2.121},    {"epilogue_serial_fraction", 0.916},
+  return {{"math_efficiency", 0.862},    {"memory_efficiency", 0.759},
+          {"launch_overhead_us", 3.583}, {"wave_smoothing", 0.914},
+          {"overlap_exponent", 2.479},   {"epilogue_serial_fraction", 0.921},
           {"split_k_min_k", 1433.6}};
 }
 Constants a100Attention() {
   return {{"attention_efficiency", 0.585},
-          {"attention_overhead_us", 8.575},
+          {"attention_overhead_us", 8.606},
           {"attention_softmax_dim", 128},
-          {"attention_query_block_cost", 1.987}};
+          {"attention_query_block_cost", 1.978}};
 }
 Constants b200Gemm() {
-  return {{"math_efficiency", 0.799},     {"memory_efficiency", 0.92},
-          {"launch_overhead_us", 2.047},  {"wave_smoothing", 0.771},
-          {"overlap_exponent", 1.965},    {"epilogue_serial_fraction", 0.48},
+  return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
+          {"launch_overhead_us", 2.049}, {"wave_smoothing", 0.769},
+          {"overlap_exponent", 2.695},   {"epilogue_serial_fraction", 0.459},
           {"split_k_min_k", 3276.8}};
 }
 

@@ -6,7 +6,7 @@
 // a = 32 heads: d = 2560/32 = 80. The scores GEMM has K = d = 80, which
 // fills 80/128 = 62.5% of its two 64-element K steps: 37.5% loss > 10%.
 // The GEMMs are memory-bound on the s x s scores (74 FLOP/byte < ridge
-// 0.858 x 989.4 / (0.842 x 3.350) = 848.9/2.8207 = 301 with the H100 fit),
+// 0.858 x 989.4 / (0.841 x 3.350) = 848.9/2.8174 = 301 with the H100 fit),
 // so fewer, larger heads cut traffic: d = 128 (20 heads) predicts 1.54x on
 // the GEMMs whose sizes change. The head dim
 // is implicit (hidden/heads), so the parameter to change is heads, with

@@ -4,7 +4,7 @@
 // 100514 bytes: rows of the logits are only 2-byte aligned, so loads run
 // 2 bytes wide (model factor 0.60): 40% loss. The last wave (12576 tiles
 // of 256x128 on 132 SMs: 96 waves, the last 36/132 = 27% full) adds under
-// 1%: it is one wave in 96, and the H100 fit's wave smoothing (0.848)
+// 1%: it is one wave in 96, and the H100 fit's wave smoothing (0.847)
 // recovers most of its idle time.
 // 50304 = 64 x 786 is 128-byte aligned.
 func.func @v50257(%x: tensor<4x2048x2560xbf16>) -> tensor<4x2048x50257xbf16> {

@@ -9,7 +9,7 @@
 // A100 (108 SMs): 5 waves, 512/540 = 94.8% full.
 // A100: on a100-80gb: predicted {{.*}} us, 5% lost; last of 5 waves 74% full (512 tiles on 108 slots)
 // The module names the H200 (132 SMs): 4 waves, 512/528 = 97% (a remark).
-// Its constants are the H100 fit, whose wave smoothing (0.848) recovers most
+// Its constants are the H100 fit, whose wave smoothing (0.847) recovers most
 // of the last wave's idle time: under 1% lost.
 // ATTR: on h200: predicted {{.*}} us, 0% lost; last of 4 waves 88% full (512 tiles on 132 slots)
 // The file: 66 SMs: 8 waves of 66, 512/528 = 97%; smoothed as above.
