@@ -82,15 +82,20 @@ def constants_of(path):
             if k not in ("name", "base", "description")}
 
 
-def direction_ceiling(pred_csv):
+def read_rows(path):
+    """The rows of a tshape-predict output CSV ('#' lines are comments)."""
+    with open(path) as f:
+        return list(csv.DictReader(l for l in f if not l.startswith("#")))
+
+
+def direction_ceiling(rows):
     """Over held-out m -> m+1 pairs (> 10% measured change), the agreement
     of the best answer that depends on m alone, and of always 'slower'."""
-    rows = {}
-    with open(pred_csv) as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("#")):
-            key = (int(r["m"]), int(r["n"]), int(r["k"]))
-            rows.setdefault(key, []).append(float(r["latency_us"]))
-    mean = {k: sum(v) / len(v) for k, v in rows.items()}
+    times = {}
+    for r in rows:
+        key = (int(r["m"]), int(r["n"]), int(r["k"]))
+        times.setdefault(key, []).append(float(r["latency_us"]))
+    mean = {k: sum(v) / len(v) for k, v in times.items()}
     by_m = {}
     for (m, n, k), t in mean.items():
         t1 = mean.get((m + 1, n, k))
@@ -169,20 +174,20 @@ def main():
             base = [predict, "--compare", "--part=held-out"] + extra
             before = parse_compare(run(base + [f"--target={target}",
                                                "--uncalibrated", path]))
+            # The after figures and the held-out rows, in one run.
+            out_csv = os.path.join(work, f"{target}-{kind[0]}.csv")
             after = parse_compare(run(base + [f"--target-file={fitted}",
-                                              path]))
+                                              path, "-o", out_csv]))
+            rows = read_rows(out_csv)
             builtin = parse_compare(run(base + [f"--target={target}", path]))
             if builtin["regimes"] != after["regimes"]:
                 sys.exit(f"model_accuracy: built-in {target} differs from "
                          f"{fitted}: update lib/Target/GpuTarget.cpp")
-            out_csv = os.path.join(work, f"{target}-{kind[0]}.csv")
-            run([predict, "--part=held-out", f"--target-file={fitted}",
-                 path, "-o", out_csv] + extra)
-            ceiling = direction_ceiling(out_csv) if kind == "GEMM" else None
+            ceiling = direction_ceiling(rows) if kind == "GEMM" else None
             results.append(dict(label=label, kind=kind, file=name,
                                 target=target, before=before, after=after,
                                 ceiling=ceiling))
-            svg_series.append((f"{label} {kind.split()[-1]}", out_csv))
+            svg_series.append((f"{label} {kind.split()[-1]}", rows))
 
     # 3. Each GPU from another GPU's fit (no data of its own).
     cross = []
@@ -202,13 +207,9 @@ def main():
     # 4. The SVG: predicted against measured, held-out, log-log.
     svg = os.path.join(a.src, "docs", "model-accuracy.svg")
     points = []
-    for name, path in svg_series:
-        pts = []
-        with open(path) as f:
-            for r in csv.DictReader(l for l in f if not l.startswith("#")):
-                if r.get("predicted_us") and r.get("latency_us"):
-                    pts.append((float(r["latency_us"]),
-                                float(r["predicted_us"])))
+    for name, rows in svg_series:
+        pts = [(float(r["latency_us"]), float(r["predicted_us"]))
+               for r in rows if r.get("predicted_us") and r.get("latency_us")]
         step = max(1, len(pts) // 300)
         points.append((f"{name} ({len(pts[::step])}/{len(pts)})",
                        pts[::step]))
@@ -231,8 +232,9 @@ def write_page(src, results, cross):
       "model's constants are fitted with `tshape-calibrate` and checked with "
       f"`tshape-predict --compare` on {SOURCE}, as kept in "
       "`../shared/data/measured/` beside the clone. The data is not in this "
-      f"repository. Generated {today}; the figures depend only on the data "
-      "and the code, not on the machine that runs the script.")
+      f"repository. Generated {today} on this project's 2-vCPU build machine "
+      "(no GPU); the figures depend only on the data and the code, not on "
+      "the machine that runs the script.")
     w("")
     w("## Method")
     w("")
@@ -400,7 +402,9 @@ def write_page(src, results, cross):
     w("`test/Predict/measured-accuracy.test` (lit feature `measured-data`, "
       "set when `../shared/data/measured` exists) reruns the held-out "
       "comparison with the built-in targets and fails when an error exceeds "
-      "the figures above by more than half a point.")
+      "the figures above by more than half a point. "
+      "`test/Predict/refit-attention.test` reruns the attention fits (about "
+      "a second each) and checks that they give the shipped constants.")
     with open(os.path.join(src, "docs", "model-accuracy.md"), "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -3,9 +3,9 @@
 // Coordinate search with a shrinking grid: each constant in turn is set to
 // the best of 21 values across its current window, eight rounds, the window
 // halving around the best value each round, from two starts, then restarted
-// from the best point while that helps (at most three times). The loss is the mean
-// |log(predicted / measured)| over (a fixed stride sample of at most 4,000
-// of) the fitting rows: it weighs a 2x over- and under-prediction alike and
+// from the best point while that helps (at most three times). The loss is
+// the mean |log(predicted / measured)| over (a fixed stride sample of at
+// most 4,000 of) the fitting rows: it weighs a 2x over- and under-prediction alike and
 // is not dominated by the few kernels far off the model.
 //
 //===----------------------------------------------------------------------===//

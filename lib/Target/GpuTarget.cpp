@@ -119,46 +119,49 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
   // Model constants: the three GPUs with public timings carry their own fit;
   // the others take the fit of the nearest measured architecture
   // (docs/targets.md says which, and why).
-  const Constants h100 = h100Gemm() + h100Attention();
-  const Constants a100 = a100Gemm() + a100Attention();
-  static const std::vector<GpuTarget> targets = {
-      // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
-      // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
-      with(make("v100", "NVIDIA V100 SXM2 32GB", "volta", 80, 15.7, 125, 15.7,
-                15.7, 0, 900, 6),
-           a100, fromA100),
-      with(make("a100-40gb", "NVIDIA A100 SXM4 40GB", "ampere", 108, 312, 312,
-                19.5, 156, 0, 1555, 40),
-           a100, fromA100),
-      with(make("a100-80gb", "NVIDIA A100 SXM4 80GB", "ampere", 108, 312, 312,
-                19.5, 156, 0, 2039, 40),
-           a100,
-           "fitted on A100 SXM bf16 GEMM and prefill-attention timings "
-           "(aiconfigurator)"),
-      with(make("h100-sxm", "NVIDIA H100 SXM5 80GB", "hopper", 132, 989.4,
-                989.4, 66.9, 494.7, 1978.9, 3350, 50),
-           h100,
-           "fitted on H100 SXM bf16 GEMM and prefill-attention timings "
-           "(aiconfigurator)"),
-      with(make("h100-pcie", "NVIDIA H100 PCIe 80GB", "hopper", 114, 756, 756,
-                51.2, 378, 1513, 2000, 50),
-           h100, fromH100),
-      with(make("h200", "NVIDIA H200 SXM 141GB", "hopper", 132, 989.4, 989.4,
-                66.9, 494.7, 1978.9, 4800, 50),
-           h100, fromH100),
-      with(make("b200", "NVIDIA B200 (HGX, 1000 W)", "blackwell", 148, 2250,
-                2250, 75, 1100, 4500, 7700, 126),
-           b200Gemm() + h100Attention(),
-           "GEMM constants fitted on B200 bf16 GEMM timings (aiconfigurator); "
-           "attention constants from the H100 SXM fit (no B200 attention "
-           "timings)"),
-      with(make("l40s", "NVIDIA L40S 48GB", "ada", 142, 362.05, 362.05, 91.6,
-                183, 733, 864, 96),
-           a100, fromA100),
-      with(make("rtx4090", "NVIDIA GeForce RTX 4090", "ada", 128, 165.2,
-                165.2, 82.6, 82.6, 330.3, 1008, 72),
-           a100, fromA100),
-  };
+  static const std::vector<GpuTarget> targets = [] {
+    const Constants h100 = h100Gemm() + h100Attention();
+    const Constants a100 = a100Gemm() + a100Attention();
+    return std::vector<GpuTarget>{
+        // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
+        // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
+        with(make("v100", "NVIDIA V100 SXM2 32GB", "volta", 80, 15.7, 125, 15.7,
+                  15.7, 0, 900, 6),
+             a100, fromA100),
+        with(make("a100-40gb", "NVIDIA A100 SXM4 40GB", "ampere", 108, 312, 312,
+                  19.5, 156, 0, 1555, 40),
+             a100, fromA100),
+        with(make("a100-80gb", "NVIDIA A100 SXM4 80GB", "ampere", 108, 312, 312,
+                  19.5, 156, 0, 2039, 40),
+             a100,
+             "fitted on A100 SXM bf16 GEMM and prefill-attention timings "
+             "(aiconfigurator)"),
+        with(make("h100-sxm", "NVIDIA H100 SXM5 80GB", "hopper", 132, 989.4,
+                  989.4, 66.9, 494.7, 1978.9, 3350, 50),
+             h100,
+             "fitted on H100 SXM bf16 GEMM and prefill-attention timings "
+             "(aiconfigurator)"),
+        with(make("h100-pcie", "NVIDIA H100 PCIe 80GB", "hopper", 114, 756, 756,
+                  51.2, 378, 1513, 2000, 50),
+             h100, fromH100),
+        with(make("h200", "NVIDIA H200 SXM 141GB", "hopper", 132, 989.4, 989.4,
+                  66.9, 494.7, 1978.9, 4800, 50),
+             h100, fromH100),
+        with(
+            make("b200", "NVIDIA B200 (HGX, 1000 W)", "blackwell", 148, 2250,
+                 2250, 75, 1100, 4500, 7700, 126),
+            b200Gemm() + h100Attention(),
+            "GEMM constants fitted on B200 bf16 GEMM timings (aiconfigurator); "
+            "attention constants from the H100 SXM fit (no B200 attention "
+            "timings)"),
+        with(make("l40s", "NVIDIA L40S 48GB", "ada", 142, 362.05, 362.05, 91.6,
+                  183, 733, 864, 96),
+             a100, fromA100),
+        with(make("rtx4090", "NVIDIA GeForce RTX 4090", "ada", 128, 165.2,
+                  165.2, 82.6, 82.6, 330.3, 1008, 72),
+             a100, fromA100),
+    };
+  }();
   return targets;
 }
 

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 using namespace tshape;
 using namespace tshape::predict;
@@ -185,14 +186,11 @@ int main(int argc, char **argv) {
       "attention rows\n(batch,seq,heads,kv_heads,head_dim[,step,window]), "
       "with an optional latency_us or\nmeasured_us column, and writes each "
       "row back with predicted_us appended.\nSee docs/predict.md.\n");
-  Part part;
-  if (partOpt == "all")
-    part = Part::All;
-  else if (partOpt == "fit")
-    part = Part::Fit;
-  else if (partOpt == "held-out")
-    part = Part::HeldOut;
-  else
+  std::optional<Part> part;
+  for (Part p : {Part::All, Part::Fit, Part::HeldOut})
+    if (partOpt == partName(p))
+      part = p;
+  if (!part)
     return fail("--part must be all, fit or held-out, got '" + partOpt + "'");
   if (!dtypeOpt.empty() && !parseDType(dtypeOpt))
     return fail("unknown --dtype '" + dtypeOpt + "'");
@@ -224,7 +222,7 @@ int main(int argc, char **argv) {
     std::vector<bool> keep;
     std::string label;
     for (const KernelRow &r : table.rows) {
-      keep.push_back(selected(r, part));
+      keep.push_back(selected(r, *part));
       const target::GpuTarget *t = targets.forRow(table, r, error);
       if (!t) {
         llvm::errs() << error << "\n";
@@ -240,7 +238,7 @@ int main(int argc, char **argv) {
       *out << withPredictions(table, predicted, keep);
     if (compare)
       printComparison(llvm::outs(), table, predicted,
-                      label.empty() ? std::string("no target") : label, part);
+                      label.empty() ? std::string("no target") : label, *part);
   }
   return 0;
 }
