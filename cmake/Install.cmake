@@ -9,7 +9,7 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/tshape DESTINATION include
         FILES_MATCHING PATTERN "*.inc")
 
 set(TSHAPE_EXPORTED_LIBS TShapeModel TShapeTarget TShapeGemmModel TShapePredict TShapeReport MLIRTShapeAnalysis MLIRTShapeTransforms MLIRTShapeDialect MLIRTShapeToLinalg
-    TShapeImport)
+    TShapeInterop)
 install(TARGETS ${TSHAPE_EXPORTED_LIBS} EXPORT TShapeTargets
         ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)
 install(EXPORT TShapeTargets NAMESPACE TShape:: DESTINATION

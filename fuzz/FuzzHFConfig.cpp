@@ -7,7 +7,7 @@
 
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Interop/HFConfig.h"
 
 #include "mlir/IR/MLIRContext.h"
 

@@ -5,7 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Interop/HFConfig.h"
+#include "tshape/Interop/Megatron.h"
 
 #include <gtest/gtest.h>
 
@@ -96,4 +97,30 @@ TEST(Import, KeyTablesUseTheVocabularysHfKeys) {
       start = end + 1;
     }
   }
+}
+
+TEST(Megatron, DegreesComeFromTheTable) {
+  // GPT-2 small shapes on tp 2, pp 4, dp 8: tp is always written, pp has a
+  // flag and is not 1, dp has no Megatron flag (the world size sets it).
+  // Vocab 50304 from the tokenizer's 50257 at tp 2: multiples of 64 x 2 =
+  // 128: ceil(50257/128) x 128 = 393 x 128 = 50304, so the largest power of
+  // two x that lands there is 64 (x = 128: 256 x 197 = 50432).
+  tshape::model::ModelConfig c;
+  c.hidden = 768;
+  c.layers = 12;
+  c.vocab = 50304;
+  c.seq = 1024;
+  c.attention.heads = c.attention.kvHeads = 12;
+  c.mlp.inner = 3072;
+  c.parallel = {2, 4, 8, 1, 1};
+  std::string args = tshape::megatronArguments(c, 50257);
+  EXPECT_NE(args.find("--tensor-model-parallel-size 2"), std::string::npos)
+      << args;
+  EXPECT_NE(args.find("--pipeline-model-parallel-size 4"), std::string::npos)
+      << args;
+  EXPECT_EQ(args.find("--expert-model-parallel-size"), std::string::npos)
+      << args;
+  EXPECT_EQ(args.find("--context-parallel-size"), std::string::npos) << args;
+  EXPECT_NE(args.find("--make-vocab-size-divisible-by 64"), std::string::npos)
+      << args;
 }

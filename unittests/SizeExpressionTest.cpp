@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace tshape;
 using namespace tshape::model;
 
@@ -39,21 +41,24 @@ TEST(Params, OneNamePerParameterRoundTrips) {
 }
 
 TEST(DimExpr, EvaluatesExactlyAndPrintsMinimalParentheses) {
-  // (heads/tp + 2*max(1, kv_heads/tp)) * head_dim at a = 32, g = 8, t = 4,
-  // d = 128: (8 + 2*2) * 128 = 1536.
-  DimExpr e = (P(Param::Heads) / P(Param::Tp) +
-               C(2) * DimExpr::max(C(1), P(Param::KvHeads) / P(Param::Tp))) *
-              P(Param::HeadDim);
+  // (heads/tp + 2*max(1, floordiv(kv_heads, tp))) * head_dim at a = 32,
+  // g = 8, t = 4, d = 128: (8 + 2*2) * 128 = 1536.
+  DimExpr e =
+      (P(Param::Heads) / P(Param::Tp) +
+       C(2) * DimExpr::max(C(1), DimExpr::floorDiv(P(Param::KvHeads),
+                                                   P(Param::Tp)))) *
+      P(Param::HeadDim);
   Bindings b = env({{Param::Heads, 32},
                     {Param::KvHeads, 8},
                     {Param::Tp, 4},
                     {Param::HeadDim, 128}});
   EXPECT_EQ(e.eval(b), 1536);
-  EXPECT_EQ(e.str(), "(heads/tp+2*max(1,kv_heads/tp))*head_dim");
-  // t = 16 > g = 8: each rank keeps one replicated kv head: (2 + 2) * 128.
+  EXPECT_EQ(e.str(), "(heads/tp+2*max(1,floordiv(kv_heads,tp)))*head_dim");
+  // t = 16 > g = 8: each rank keeps one replicated kv head: floor(8/16) = 0,
+  // max(1, 0) = 1: (2 + 2) * 128.
   b.set(Param::Tp, 16);
   EXPECT_EQ(e.eval(b), 512);
-  // t = 3 divides neither: no value.
+  // t = 3 does not divide the heads: heads/tp is exact, so no value.
   b.set(Param::Tp, 3);
   EXPECT_EQ(e.eval(b), std::nullopt);
   // An unbound parameter has no value.
@@ -62,11 +67,38 @@ TEST(DimExpr, EvaluatesExactlyAndPrintsMinimalParentheses) {
   EXPECT_FALSE(e.mentions(Param::Hidden));
 }
 
+TEST(DimExpr, DivisionIsExactUnlessFloorOrCeiling) {
+  // 3/4 has no value (a share below one is not 0); floor(3/4) = 0 and
+  // ceil(3/4) = 1; 8/4 = floor = ceil = 2; ceil(170.67) = 171 (8192 tokens x
+  // top-8 over 384 experts: 65536/384 = 170.67, Kimi-K2's tokens per expert).
+  Bindings b = env({{Param::Heads, 3}, {Param::Tp, 4}});
+  DimExpr a = P(Param::Heads), t = P(Param::Tp);
+  EXPECT_EQ((a / t).eval(b), std::nullopt);
+  EXPECT_EQ(DimExpr::floorDiv(a, t).eval(b), 0);
+  EXPECT_EQ(DimExpr::ceilDiv(a, t).eval(b), 1);
+  b.set(Param::Heads, 8);
+  EXPECT_EQ((a / t).eval(b), 2);
+  EXPECT_EQ(DimExpr::floorDiv(a, t).eval(b), 2);
+  EXPECT_EQ(DimExpr::ceilDiv(a, t).eval(b), 2);
+  EXPECT_EQ(DimExpr::ceilDiv(C(65536), C(384)).eval(b), 171);
+  EXPECT_EQ(DimExpr::floorDiv(C(65536), C(384)).eval(b), 170);
+  // Division by zero and a negative dividend have no value.
+  EXPECT_EQ(DimExpr::ceilDiv(C(1), C(0)).eval(b), std::nullopt);
+  EXPECT_EQ(DimExpr::floorDiv(C(-1), C(2)).eval(b), std::nullopt);
+  // ceil(max/2) does not overflow: (max + 1) / 2 = 2^62.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(DimExpr::ceilDiv(C(max), C(2)).eval(b), int64_t(1) << 62);
+  // Dividing by 1 folds away in every form.
+  EXPECT_EQ(DimExpr::floorDiv(a, C(1)).str(), "heads");
+  EXPECT_EQ(DimExpr::ceilDiv(a, C(1)).str(), "heads");
+}
+
 TEST(DimExpr, ParseReadsWhatStrPrints) {
   for (const char *text :
        {"microbatch*seq", "2*(ffn/tp)", "hidden/heads",
         "microbatch*(heads/tp)", "(heads/tp+2*(heads/tp))*(hidden/heads)",
-        "max(1,kv_heads/tp)", "1"}) {
+        "max(1,floordiv(kv_heads,tp))", "ceildiv(microbatch*seq*2,ffn)",
+        "1"}) {
     std::string error;
     auto e = DimExpr::parse(text, error);
     ASSERT_TRUE(e) << text << ": " << error;
@@ -90,7 +122,8 @@ TEST(DimExpr, ParseReadsWhatStrPrints) {
 
 TEST(DimExpr, UnitDegreesLeaveLabels) {
   std::string error;
-  auto e = DimExpr::parse("(heads/tp+2*max(1,kv_heads/tp))*head_dim", error);
+  auto e = DimExpr::parse("(heads/tp+2*max(1,floordiv(kv_heads,tp)))*head_dim",
+                          error);
   EXPECT_EQ(e->withoutUnitDegrees(env({{Param::Tp, 1}})).str(),
             "(heads+2*kv_heads)*head_dim");
   EXPECT_EQ(e->withoutUnitDegrees(env({{Param::Tp, 2}})).str(), e->str());
@@ -104,7 +137,7 @@ TEST(BlockModels, SizesCarryTheirExpressions) {
   c.seq = 64;
   c.hidden = 4096;
   c.vocab = 32000;
-  c.tp = 2;
+  c.parallel.tp = 2;
   c.attention.heads = c.attention.kvHeads = 32;
   c.mlp.inner = 11008;
   c.mlp.gated = true;
@@ -157,4 +190,82 @@ TEST(Neighbourhood, SharedCandidatesAreBounded) {
   EXPECT_TRUE(h.truncated);
   EXPECT_EQ((int64_t)h.values.size(), analysis::kMaxCandidates);
   EXPECT_LE(std::llabs(h.values.front() - (int64_t(1) << 31)), 512);
+}
+
+TEST(Params, AccessorsReachEveryField) {
+  // Every parameter's accessor writes and reads back its own field, and no
+  // other: set each to a distinct value (100 + index), then read all.
+  ModelConfig c;
+  for (Param p : allParams())
+    setParam(c, p, 100 + int64_t(p));
+  for (Param p : allParams())
+    EXPECT_EQ(getParam(c, p), 100 + int64_t(p)) << paramName(p);
+  EXPECT_EQ(c.parallel.pp, 100 + int64_t(Param::Pp));
+  EXPECT_EQ(c.mlp.inner, 100 + int64_t(Param::Ffn));
+  // The degrees through Parallelism alone.
+  Parallelism par;
+  setDegree(par, Param::Ep, 8);
+  EXPECT_EQ(par.ep, 8);
+  EXPECT_EQ(degree(par, Param::Ep), 8);
+  EXPECT_EQ(degree(par, Param::Tp), 1);
+}
+
+TEST(Params, SplitRulesComeFromTheTable) {
+  // The rule ids are the table's: every split parameter has one, and
+  // checkSplits reports it with the table's names (ffn 100 on tp 8: 96 or
+  // 104; vocab grows only: 50257 on tp 2 pads to 50258).
+  for (Param p : allParams())
+    EXPECT_EQ(paramInfo(p).splitBy.has_value(),
+              std::string(paramInfo(p).splitRule).size() > 0)
+        << paramName(p);
+  Bindings b;
+  b.set(Param::Ffn, 100);
+  b.set(Param::Tp, 8);
+  auto v = checkSplits(b);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, "M1");
+  EXPECT_EQ(v->message, "ffn 100 is not divisible by tensor-parallel degree "
+                        "8; use ffn 96 or 104, or tp dividing 100");
+  b.erase(Param::Ffn);
+  b.set(Param::Vocab, 50257);
+  b.set(Param::Tp, 2);
+  EXPECT_EQ(checkSplits(b)->message,
+            "vocab 50257 is not divisible by tensor-parallel degree 2; pad "
+            "it to 50258");
+  // kv_heads replicated: 8 kv heads on 16 ranks pass, 4 on 6 do not (A4).
+  Bindings kv;
+  kv.set(Param::KvHeads, 8);
+  kv.set(Param::Tp, 16);
+  EXPECT_FALSE(checkSplits(kv));
+  kv.set(Param::KvHeads, 4);
+  kv.set(Param::Tp, 6);
+  EXPECT_EQ(checkSplits(kv)->rule, "A4");
+  // An unbound degree checks nothing.
+  Bindings none;
+  none.set(Param::Ffn, 100);
+  EXPECT_FALSE(checkSplits(none));
+}
+
+TEST(Params, BindingsHoldOnlyTheDegreesThatSplit) {
+  // tp splits heads, kv_heads, ffn and vocab, so it is bound; pp, dp, ep
+  // and cp split nothing yet, so size expressions and reports do not list
+  // them.
+  ModelConfig c = ModelConfig();
+  c.hidden = 256;
+  c.vocab = 1000;
+  c.attention.heads = c.attention.kvHeads = 4;
+  c.mlp.inner = 1024;
+  c.parallel = {2, 4, 8, 1, 1};
+  Bindings b = bindings(c);
+  EXPECT_EQ(b.get(Param::Tp), 2);
+  EXPECT_FALSE(b.has(Param::Pp));
+  EXPECT_FALSE(b.has(Param::Dp));
+  // MHA: kv_heads unbound; implicit head dim: head_dim unbound, and the one
+  // head-dim function gives hidden/heads = 64.
+  EXPECT_FALSE(b.has(Param::KvHeads));
+  EXPECT_FALSE(b.has(Param::HeadDim));
+  EXPECT_EQ(headDim(b), 64);
+  EXPECT_EQ(headDimExpr(b).str(), "hidden/heads");
+  b.set(Param::HeadDim, 128);
+  EXPECT_EQ(headDim(b), 128);
 }

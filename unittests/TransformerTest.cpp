@@ -50,6 +50,22 @@ void expectShape(const GemmSpec &g, int64_t batch, int64_t m, int64_t n,
 }
 } // namespace
 
+namespace {
+/// The attention rules on these sizes, as an op verifier states them.
+std::optional<RuleViolation> checkAttention(int64_t hidden, int64_t heads,
+                                            int64_t kvHeads, int64_t headDim,
+                                            int64_t tp) {
+  Bindings env;
+  env.set(Param::Hidden, hidden);
+  env.set(Param::Heads, heads);
+  env.set(Param::KvHeads, kvHeads);
+  if (headDim)
+    env.set(Param::HeadDim, headDim);
+  env.set(Param::Tp, tp);
+  return checkBindings(env);
+}
+} // namespace
+
 TEST(CheckedMath, DetectsOverflow) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   EXPECT_EQ(checkedMul(3, 4), 12);
@@ -87,7 +103,7 @@ TEST(Rules, Attention) {
 TEST(Rules, Model) {
   ModelConfig c = gpt3_2p7b();
   EXPECT_FALSE(checkModel(c));
-  c.tp = 2; // vocab 50257 is odd: V1, pad to 50258.
+  c.parallel.tp = 2; // vocab 50257 is odd: V1, pad to 50258.
   auto v = checkModel(c);
   ASSERT_TRUE(v);
   EXPECT_EQ(v->rule, "V1");
@@ -108,7 +124,10 @@ TEST(Rules, ExtremeValuesDoNotOverflowMessages) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   // max = 2^63 - 1 is odd: the next multiple of 2 does not fit, so the
   // suggestion saturates at the largest even value, max - 1.
-  auto v = checkDivisibleByTp("V1", "vocab", max, 2);
+  Bindings big;
+  big.set(Param::Vocab, max);
+  big.set(Param::Tp, 2);
+  auto v = checkSplits(big);
   ASSERT_TRUE(v);
   EXPECT_NE(v->message.find(std::to_string(max - 1)), std::string::npos);
   // heads = max with hidden = max - 1: A1, and the divisor scan stays in
@@ -167,7 +186,7 @@ TEST(Gemms, GqaAndTensorParallel) {
   c.hidden = 8192;
   c.vocab = 32000;
   c.layers = 80;
-  c.tp = 8;
+  c.parallel.tp = 8;
   c.attention.heads = 64;
   c.attention.kvHeads = 8;
   c.mlp.inner = 28672;
@@ -185,7 +204,7 @@ TEST(Gemms, GqaAndTensorParallel) {
   expectShape(find(gs, "mlp_down"), 1, 4096, 8192, 3584);
   // MQA on 4 ranks: the single kv head is replicated: N = (8 + 2) * d.
   c.attention.kvHeads = 1;
-  c.tp = 4;
+  c.parallel.tp = 4;
   expectShape(find(layerGemms(c, 0, false), "qkv"), 1, 4096,
               (64 / 4 + 2) * 128, 8192);
 }

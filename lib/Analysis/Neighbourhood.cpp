@@ -59,7 +59,9 @@ Neighbourhood tshape::analysis::neighbourhood(Param p, int64_t value,
                                               const NeighbourhoodContext &c) {
   if (value <= 0)
     return {};
-  const int64_t splitStep = c.bestAlign * std::max<int64_t>(1, c.tp);
+  // A split parameter steps by whole alignments on every rank.
+  const int64_t splitStep =
+      c.bestAlign * std::max<int64_t>(1, model::splitDegree(p, c.env));
   switch (p) {
   case Param::Vocab: {
     int64_t first = value % splitStep ? value / splitStep * splitStep + splitStep

@@ -291,11 +291,6 @@ bool ShapeAnalysis::evaluate(
 }
 
 namespace {
-/// The parameters a finding may change, in the order they are tried.
-constexpr Param kFindingParams[] = {Param::Vocab, Param::Heads,
-                                    Param::HeadDim, Param::Ffn,
-                                    Param::Hidden, Param::Seq};
-
 /// A key that is equal for GEMMs that predict the same at any value of a
 /// parameter: identical layers are evaluated once and counted.
 std::string shapeKey(const GemmRecord &r) {
@@ -312,13 +307,10 @@ std::string shapeKey(const GemmRecord &r) {
   return k;
 }
 
-/// hidden/heads, or 0 when the head dim is explicit or not bound.
+/// hidden/heads, or 0 when the head dim is explicit (it does not follow
+/// hidden or heads) or has no value.
 int64_t implicitHeadDim(const model::Bindings &env) {
-  if (env.has(Param::HeadDim) || !env.has(Param::Hidden) ||
-      !env.has(Param::Heads) || *env.get(Param::Heads) <= 0)
-    return 0;
-  int64_t h = *env.get(Param::Hidden), a = *env.get(Param::Heads);
-  return h % a == 0 ? h / a : 0;
+  return env.has(Param::HeadDim) ? 0 : model::headDim(env);
 }
 } // namespace
 
@@ -328,7 +320,10 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
   double step = 0;
   for (const GemmRecord &r : records)
     step += r.predictedUs;
-  for (Param p : kFindingParams) {
+  // The parameters the table marks searchable, in vocabulary order.
+  for (Param p : model::allParams()) {
+    if (!model::paramInfo(p).searchable)
+      continue;
     // The values this parameter takes in the program (one, unless blocks
     // of different shapes were written by hand).
     std::set<int64_t> values;
@@ -364,7 +359,7 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
       NeighbourhoodContext ctx;
       ctx.bestAlign = std::max<int64_t>(1, target.bestAlignBytes / eb);
       ctx.minAlign = std::max<int64_t>(1, target.minAlignBytes / eb);
-      ctx.tp = any->spec->env.get(Param::Tp).value_or(1);
+      ctx.env = any->spec->env;
       // The bindings of a GEMM that knows the most parameters (the logits
       // know no heads), for the head dim that follows hidden or heads.
       const GemmRecord *richest = any;
@@ -384,8 +379,7 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
       // alignment step), a subset of the search's neighbourhood; the shape
       // search explores all of it under the parameter budget.
       int64_t alignStep = p == Param::Hidden ? ctx.minAlign : ctx.bestAlign;
-      if (model::paramInfo(p).splitBy)
-        alignStep *= ctx.tp;
+      alignStep *= model::splitDegree(p, ctx.env);
       const double radius = std::max(0.03 * double(value), double(alignStep));
       const bool discrete = p == Param::Heads || p == Param::HeadDim;
       for (int64_t c : cands.values) {

@@ -14,19 +14,10 @@
 
 using namespace tshape;
 using namespace tshape::analysis;
+using model::getParam;
 using model::ModelConfig;
-
-const std::vector<std::string> &tshape::analysis::searchableParameters() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (model::Param p : {model::Param::Vocab, model::Param::Heads,
-                           model::Param::KvHeads, model::Param::Ffn,
-                           model::Param::Hidden})
-      n.push_back(model::paramName(p));
-    return n;
-  }();
-  return names;
-}
+using model::Param;
+using model::setParam;
 
 namespace {
 /// One record per GEMM of `c`, the scores and values of each layer tagged
@@ -68,15 +59,12 @@ bool tshape::analysis::validateSearchOptions(const SearchOptions &o,
             std::to_string(o.paramTolerance);
     return false;
   }
+  // What may vary is the table's `searchable` flag (Params.h), nothing else.
   for (const std::string &v : o.vary)
-    if (std::find(searchableParameters().begin(), searchableParameters().end(),
-                  v) == searchableParameters().end()) {
-    {
-      std::string list;
-      for (const std::string &n : searchableParameters())
-        list += (list.empty() ? "" : ", ") + n;
-      error = "unknown parameter '" + v + "' in vary (expected " + list + ")";
-    }
+    if (std::optional<model::Param> p = model::parseParam(v);
+        !p || !model::paramInfo(*p).searchable) {
+      error = "unknown parameter '" + v + "' in vary (expected " +
+              model::searchableParamNames() + ")";
       return false;
     }
   if (o.minHeadDim <= 0 || o.maxHeadDim < o.minHeadDim) {
@@ -111,8 +99,9 @@ std::string ShapeSearch::violation(const ModelConfig &original,
                                    const SearchOptions &o) {
   if (auto v = model::checkModel(c))
     return "rule " + v->rule + ": " + v->message;
-  if (c.vocab < original.vocab)
-    return "vocab may only grow";
+  for (Param p : model::allParams())
+    if (model::paramInfo(p).growOnly && getParam(c, p) < getParam(original, p))
+      return std::string(model::paramName(p)) + " may only grow";
   auto p0 = model::countParameters(original), p1 = model::countParameters(c);
   if (!p0 || !p1)
     return "parameter count overflows";
@@ -121,28 +110,115 @@ std::string ShapeSearch::violation(const ModelConfig &original,
     return "parameter count changes by " + std::to_string(rel * 100) +
            "%, over the tolerance";
   if (c.attention.fused) {
-    FusedAttentionEstimate f = estimateFusedAttention(
-        1, 1, c.headDim(), c.attention.causal, c.dtype, target);
+    const int64_t d = c.headDim();
+    FusedAttentionEstimate f =
+        estimateFusedAttention(1, 1, d, c.attention.causal, c.dtype, target);
     if (!f.supported)
-      return "head_dim " + std::to_string(c.headDim()) +
+      return "head_dim " + std::to_string(d) +
              " has no fused attention kernel on " + target.name;
   }
   return "";
 }
 
 namespace {
-/// The current value, then its neighbourhood (Neighbourhood.h); notes in
-/// `bounded` when the list stopped at its bound.
-std::vector<int64_t> around(model::Param p, int64_t value,
-                            const NeighbourhoodContext &ctx,
-                            std::vector<std::string> &bounded) {
-  Neighbourhood n = neighbourhood(p, value, ctx);
-  if (n.truncated)
-    bounded.push_back(model::paramName(p));
-  std::vector<int64_t> out = {value};
-  out.insert(out.end(), n.values.begin(), n.values.end());
-  return out;
-}
+/// The odometer over the `vary` parameters: each in vocabulary order takes
+/// its current value, then its neighbourhood (Neighbourhood.h), applied
+/// through the table's accessors. A subtree whose partial shape already
+/// breaks a candidate rule is cut without being counted.
+class Odometer {
+public:
+  Odometer(const ModelConfig &original, const std::set<std::string> &names,
+           const NeighbourhoodContext &ctx, std::vector<std::string> &bounded)
+      : original(original), ctx(ctx) {
+    for (Param p : model::allParams())
+      if (names.count(model::paramName(p)))
+        vary.push_back(p);
+    for (Param p : vary) {
+      Neighbourhood n = neighbourhood(p, getParam(original, p), ctx);
+      if (n.truncated)
+        bounded.push_back(model::paramName(p));
+      std::vector<int64_t> list = {getParam(original, p)};
+      list.insert(list.end(), n.values.begin(), n.values.end());
+      lists.push_back(std::move(list));
+    }
+  }
+
+  bool varies(Param p) const {
+    return std::find(vary.begin(), vary.end(), p) != vary.end();
+  }
+
+  /// Calls `leaf` with every shape other than the original that passes the
+  /// candidate rules.
+  template <typename Leaf> void run(Leaf leaf) {
+    ModelConfig n = original;
+    visit(0, n, leaf);
+  }
+
+private:
+  /// A changed head count or head dim keeps the head dim in the range and
+  /// alignment findings use (headDimFits); implicit, it must be whole.
+  bool headDimOk(const ModelConfig &n) const {
+    if (getParam(n, Param::Heads) == getParam(original, Param::Heads) &&
+        getParam(n, Param::HeadDim) == getParam(original, Param::HeadDim))
+      return true;
+    return headDimFits(n.headDim(), ctx);
+  }
+
+  /// Key/value heads that follow a new head count when they do not vary:
+  /// the GQA group size is kept (MHA stays MHA, MQA stays MQA); false when
+  /// no whole group fits.
+  bool followHeads(ModelConfig &n) const {
+    const int64_t a = getParam(original, Param::Heads),
+                  g = getParam(original, Param::KvHeads),
+                  a2 = getParam(n, Param::Heads);
+    int64_t g2 = g == a ? a2 : g == 1 ? 1 : (a2 % (a / g) ? 0 : a2 / (a / g));
+    setParam(n, Param::KvHeads, g2);
+    return g2 > 0;
+  }
+
+  /// Whether the shape so far (levels up to `p`) may still lead to a leaf.
+  bool admissible(Param p, ModelConfig &n) const {
+    switch (p) {
+    case Param::Heads:
+      if (!varies(Param::KvHeads) && !followHeads(n))
+        return false;
+      return varies(Param::HeadDim) || headDimOk(n);
+    case Param::KvHeads: {
+      const int64_t a2 = getParam(n, Param::Heads),
+                    g2 = getParam(n, Param::KvHeads);
+      return g2 <= a2 && a2 % g2 == 0;
+    }
+    default:
+      return true;
+    }
+  }
+
+  template <typename Leaf>
+  void visit(size_t level, ModelConfig &n, Leaf &leaf) {
+    if (level == vary.size()) {
+      bool same = true;
+      for (Param p : vary)
+        same &= getParam(n, p) == getParam(original, p);
+      if (!same && headDimOk(n))
+        leaf(n);
+      return;
+    }
+    const Param p = vary[level];
+    const int64_t kvBefore = getParam(n, Param::KvHeads);
+    for (int64_t v : lists[level]) {
+      setParam(n, p, v);
+      if (admissible(p, n))
+        visit(level + 1, n, leaf);
+      setParam(n, Param::KvHeads, kvBefore);
+    }
+    setParam(n, p, getParam(original, p));
+  }
+
+  const ModelConfig &original;
+  const NeighbourhoodContext &ctx;
+  std::vector<Param> vary;
+  std::vector<std::vector<int64_t>> lists;
+};
 } // namespace
 
 std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
@@ -152,129 +228,67 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     return std::nullopt;
   const int64_t eb = model::dtypeBytes(c.dtype);
   const int64_t align = std::max<int64_t>(1, target.bestAlignBytes / eb);
-  using model::Param;
-  using model::paramName;
-  auto varies = [&](Param p) { return o.vary.count(paramName(p)) > 0; };
 
   // Neighbourhoods (Neighbourhood.h, docs/optimize-shapes.md): the same
   // candidates a finding of the report may suggest.
   NeighbourhoodContext ctx;
   ctx.bestAlign = align;
   ctx.minAlign = std::max<int64_t>(1, target.minAlignBytes / eb);
-  ctx.tp = c.tp;
+  ctx.env = model::bindings(c);
   ctx.minHeadDim = o.minHeadDim;
   ctx.maxHeadDim = o.maxHeadDim;
   SearchResult res;
-  std::vector<int64_t> vocabs = {c.vocab};
-  if (varies(Param::Vocab))
-    vocabs = around(Param::Vocab, c.vocab, ctx, res.bounded);
-  std::vector<int64_t> ffns = {c.mlp.inner};
-  if (varies(Param::Ffn))
-    ffns = around(Param::Ffn, c.mlp.inner, ctx, res.bounded);
-  std::vector<int64_t> hiddens = {c.hidden};
-  if (varies(Param::Hidden))
-    hiddens = around(Param::Hidden, c.hidden, ctx, res.bounded);
+  Odometer odometer(c, o.vary, ctx, res.bounded);
 
   res.before = c;
   res.predBefore = predict(c, o.training);
   res.paramsBefore = model::countParameters(c)->total;
   std::string originalViolation = violation(c, c, o);
 
-  // Sizes (per rank) off the best alignment: vocab, ffn, head_dim, hidden.
+  // Per-rank sizes off the best alignment: hidden, head_dim, ffn, vocab.
   auto misaligned = [&](const ModelConfig &m) {
-    int64_t n = 0;
-    auto rs = model::rankShape(m);
-    if (!rs)
-      return int64_t(4);
-    for (int64_t v : {rs->vocabPerRank, rs->innerPerRank, m.headDim(),
-                      m.hidden})
-      n += (v * eb) % target.bestAlignBytes != 0;
+    model::Bindings env = model::bindings(m);
+    int64_t n = (model::headDim(env) * eb) % target.bestAlignBytes != 0;
+    for (Param p : {Param::Hidden, Param::Ffn, Param::Vocab}) {
+      std::optional<int64_t> v = model::perRank(p).eval(env);
+      if (!v)
+        return int64_t(4);
+      n += (*v * eb) % target.bestAlignBytes != 0;
+    }
     return n;
   };
-  const bool explicitHeadDim = c.attention.headDim != 0;
-  const int64_t a = c.attention.heads, g = c.attention.kvHeads;
   ModelConfig best = c;
   double bestRate = originalViolation.empty() ? res.predBefore.tflops() : 0;
   double bestDistance = 10.0 * misaligned(c);
   bool haveBest = originalViolation.empty();
-  for (int64_t h : hiddens) {
-    // Heads: keep hidden = heads x head_dim (implicit head dim) with the head
-    // dim in [minHeadDim, maxHeadDim], or keep an explicit head dim.
-    std::vector<int64_t> headsList = {a};
-    Neighbourhood headsNear;
-    if (varies(Param::Heads))
-      headsNear = neighbourhood(Param::Heads, a, ctx);
-    if (headsNear.truncated && h == c.hidden)
-      res.bounded.push_back(paramName(Param::Heads));
-    for (int64_t a2 : headsNear.values) {
-        int64_t d = explicitHeadDim ? c.attention.headDim : h / a2;
-        if (!explicitHeadDim && h % a2 != 0)
-          continue;
-        if (!headDimFits(d, ctx))
-          continue;
-        headsList.push_back(a2);
-      }
-    for (int64_t a2 : headsList) {
-      // Key/value heads: the GQA ratio is kept (MHA stays MHA, MQA stays
-      // MQA) unless kv_heads may vary.
-      std::vector<int64_t> kvList;
-      if (varies(Param::KvHeads)) {
-        // Divisors of the head count among g's neighbourhood (bounded).
-        Neighbourhood kvNear = neighbourhood(Param::KvHeads, g, ctx);
-        if (kvNear.truncated && a2 == a && h == c.hidden)
-          res.bounded.push_back(paramName(Param::KvHeads));
-        kvNear.values.push_back(g);
-        for (int64_t g2 : kvNear.values)
-          if (g2 <= a2 && a2 % g2 == 0)
-            kvList.push_back(g2);
-      } else if (g == a) {
-        kvList = {a2};
-      } else if (g == 1) {
-        kvList = {1};
-      } else if (a2 % (a / g) == 0) {
-        kvList = {a2 / (a / g)};
-      }
-      for (int64_t g2 : kvList)
-        for (int64_t v : vocabs)
-          for (int64_t f : ffns) {
-            ModelConfig n = c;
-            n.hidden = h;
-            n.attention.heads = a2;
-            n.attention.kvHeads = g2;
-            n.vocab = v;
-            n.mlp.inner = f;
-            if (n.hidden == c.hidden && a2 == a && g2 == g && v == c.vocab &&
-                f == c.mlp.inner)
-              continue;
-            ++res.evaluated;
-            if (!violation(c, n, o).empty())
-              continue;
-            ++res.feasible;
-            StepPrediction p = predict(n, o.training);
-            // Never slower per step than a feasible original: growing the
-            // model for efficiency alone is not a win.
-            if (originalViolation.empty() && p.us > res.predBefore.us)
-              continue;
-            double rate = p.tflops();
-            // Ties (within 0.1%) go first to the shape with fewer sizes off
-            // the vendor's best multiple (128 bytes from Ampere on), then
-            // to the smallest relative change.
-            double dist = 10.0 * misaligned(n) +
-                std::fabs(double(h - c.hidden)) / c.hidden +
-                std::fabs(double(a2 - a)) / a + std::fabs(double(g2 - g)) / g +
-                std::fabs(double(v - c.vocab)) / c.vocab +
-                std::fabs(double(f - c.mlp.inner)) / c.mlp.inner;
-            bool better = !haveBest || rate > bestRate * 1.001 ||
-                          (rate > bestRate / 1.001 && dist < bestDistance);
-            if (better) {
-              best = n;
-              bestRate = rate;
-              bestDistance = dist;
-              haveBest = true;
-            }
-          }
+  odometer.run([&](const ModelConfig &n) {
+    ++res.evaluated;
+    if (!violation(c, n, o).empty())
+      return;
+    ++res.feasible;
+    StepPrediction p = predict(n, o.training);
+    // Never slower per step than a feasible original: growing the model
+    // for efficiency alone is not a win.
+    if (originalViolation.empty() && p.us > res.predBefore.us)
+      return;
+    double rate = p.tflops();
+    // Ties (within 0.1%) go first to the shape with fewer sizes off the
+    // vendor's best multiple (128 bytes from Ampere on), then to the
+    // smallest relative change summed over the searchable parameters.
+    double dist = 10.0 * misaligned(n);
+    for (Param q : model::allParams())
+      if (model::paramInfo(q).searchable && getParam(c, q) > 0)
+        dist += std::fabs(double(getParam(n, q) - getParam(c, q))) /
+                double(getParam(c, q));
+    bool better = !haveBest || rate > bestRate * 1.001 ||
+                  (rate > bestRate / 1.001 && dist < bestDistance);
+    if (better) {
+      best = n;
+      bestRate = rate;
+      bestDistance = dist;
+      haveBest = true;
     }
-  }
+  });
   if (!haveBest) {
     error = "the model is infeasible under the search's rules (" +
             originalViolation + ") and no candidate in the neighbourhood "
@@ -290,41 +304,31 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   res.predAfter = predict(best, o.training);
   res.paramsAfter = model::countParameters(best)->total;
 
-  // One entry per changed parameter, with its effect alone.
-  auto alone = [&](auto set, const char *name, int64_t before,
-                   int64_t after) {
-    if (before == after)
-      return;
+  // One entry per changed parameter, with its effect alone. Key/value heads
+  // move with the heads (a GQA group stays whole), and alone only when they
+  // vary themselves.
+  for (Param p : model::allParams()) {
+    if (!model::paramInfo(p).searchable ||
+        getParam(c, p) == getParam(best, p) ||
+        (p == Param::KvHeads && !odometer.varies(p)))
+      continue;
     ModelConfig one = c;
-    set(one);
+    setParam(one, p, getParam(best, p));
+    if (p == Param::Heads)
+      setParam(one, Param::KvHeads, getParam(best, Param::KvHeads));
     Change ch;
-    ch.parameter = name;
-    ch.before = before;
-    ch.after = after;
+    ch.parameter = model::paramName(p);
+    ch.before = getParam(c, p);
+    ch.after = getParam(best, p);
     if (violation(c, one, o).empty() || !originalViolation.empty()) {
-      StepPrediction p = predict(one, o.training);
-      ch.speedup = p.tflops() / res.predBefore.tflops();
+      StepPrediction sp = predict(one, o.training);
+      ch.speedup = sp.tflops() / res.predBefore.tflops();
     } else {
       ch.speedup = 0; // only feasible together with the other changes
     }
     auto pc = model::countParameters(one);
     ch.paramDelta = pc ? pc->total - res.paramsBefore : 0;
     res.changes.push_back(ch);
-  };
-  alone([&](ModelConfig &m) { m.hidden = best.hidden; }, paramName(Param::Hidden), c.hidden,
-        best.hidden);
-  alone(
-      [&](ModelConfig &m) {
-        m.attention.heads = best.attention.heads;
-        m.attention.kvHeads = best.attention.kvHeads;
-      },
-      paramName(Param::Heads), a, best.attention.heads);
-  if (varies(Param::KvHeads))
-    alone([&](ModelConfig &m) { m.attention.kvHeads = best.attention.kvHeads; },
-          paramName(Param::KvHeads), g, best.attention.kvHeads);
-  alone([&](ModelConfig &m) { m.vocab = best.vocab; }, paramName(Param::Vocab), c.vocab,
-        best.vocab);
-  alone([&](ModelConfig &m) { m.mlp.inner = best.mlp.inner; }, paramName(Param::Ffn),
-        c.mlp.inner, best.mlp.inner);
+  }
   return res;
 }

@@ -56,6 +56,34 @@ DimExpr DimExpr::max(const DimExpr &a, const DimExpr &b) {
   return binary(Kind::Max, a, b);
 }
 
+DimExpr DimExpr::floorDiv(const DimExpr &a, const DimExpr &b) {
+  if (b.isConstant(1))
+    return a;
+  return binary(Kind::FloorDiv, a, b);
+}
+
+DimExpr DimExpr::ceilDiv(const DimExpr &a, const DimExpr &b) {
+  if (b.isConstant(1))
+    return a;
+  return binary(Kind::CeilDiv, a, b);
+}
+
+namespace {
+/// The function-call spelling of a binary node, or nullptr for an operator.
+const char *functionName(DimExpr::Kind k) {
+  switch (k) {
+  case DimExpr::Kind::Max:
+    return "max";
+  case DimExpr::Kind::FloorDiv:
+    return "floordiv";
+  case DimExpr::Kind::CeilDiv:
+    return "ceildiv";
+  default:
+    return nullptr;
+  }
+}
+} // namespace
+
 std::optional<int64_t> DimExpr::eval(const Bindings &env,
                                      bool *overflowed) const {
   bool dummy = false;
@@ -85,15 +113,19 @@ std::optional<int64_t> DimExpr::eval(const Bindings &env,
           return overflow = true, std::nullopt;
         return r;
       case Kind::Div:
-        // Exact, or 0 when a < b: a share smaller than one, which only
-        // max(1, kv_heads/tp) turns into a size (replicated heads).
-        if (*b <= 0 || *a < 0)
-          return std::nullopt;
-        if (*a < *b)
-          return 0;
-        if (*a % *b != 0)
+        // Exact: no value for a remainder (a share below one included).
+        if (*b <= 0 || *a < 0 || *a % *b != 0)
           return std::nullopt;
         return *a / *b;
+      case Kind::FloorDiv:
+        if (*b <= 0 || *a < 0)
+          return std::nullopt;
+        return *a / *b;
+      case Kind::CeilDiv:
+        if (*b <= 0 || *a < 0)
+          return std::nullopt;
+        // a / b + (a % b != 0) cannot overflow, unlike (a + b - 1) / b.
+        return *a / *b + (*a % *b != 0);
       case Kind::Max:
         return std::max(*a, *b);
       default:
@@ -136,7 +168,10 @@ void DimExpr::print(const Node &n, std::string &out, int context) {
     out += paramName(n.param);
     return;
   case Kind::Max:
-    out += "max(";
+  case Kind::FloorDiv:
+  case Kind::CeilDiv:
+    out += functionName(n.kind);
+    out += "(";
     print(*n.lhs, out, 0);
     out += ",";
     print(*n.rhs, out, 0);
@@ -188,6 +223,10 @@ DimExpr DimExpr::withoutUnitDegrees(const Bindings &env) const {
         return (*this)(n->lhs) * (*this)(n->rhs);
       case Kind::Div:
         return (*this)(n->lhs) / (*this)(n->rhs);
+      case Kind::FloorDiv:
+        return floorDiv((*this)(n->lhs), (*this)(n->rhs));
+      case Kind::CeilDiv:
+        return ceilDiv((*this)(n->lhs), (*this)(n->rhs));
       case Kind::Max: {
         DimExpr a = (*this)(n->lhs), b = (*this)(n->rhs);
         // max(1, x) is x once x no longer divides by a degree.
@@ -212,7 +251,8 @@ namespace {
 /// Recursive-descent parser of the grammar
 ///   sum     := product ('+' product)*
 ///   product := atom (('*' | '/') atom)*
-///   atom    := INTEGER | NAME | 'max' '(' sum ',' sum ')' | '(' sum ')'
+///   atom    := INTEGER | NAME | FUNC '(' sum ',' sum ')' | '(' sum ')'
+///   FUNC    := 'max' | 'floordiv' | 'ceildiv'
 /// with a depth bound so that hostile input cannot exhaust the stack.
 struct Parser {
   std::string_view text;
@@ -290,20 +330,26 @@ struct Parser {
     std::string_view name = text.substr(start, pos - start);
     if (name.empty())
       return fail(std::string("unexpected '") + text[pos] + "'");
-    if (name == "max") {
+    for (DimExpr::Kind k : {DimExpr::Kind::Max, DimExpr::Kind::FloorDiv,
+                            DimExpr::Kind::CeilDiv}) {
+      std::string fn = functionName(k);
+      if (name != fn)
+        continue;
       if (!eat('('))
-        return fail("expected '(' after max");
+        return fail("expected '(' after " + fn);
       auto a = sum();
       if (!a)
         return std::nullopt;
       if (!eat(','))
-        return fail("expected ',' in max");
+        return fail("expected ',' in " + fn);
       auto b = sum();
       if (!b)
         return std::nullopt;
       if (!eat(')'))
-        return fail("expected ')' after max");
-      return DimExpr::max(*a, *b);
+        return fail("expected ')' after " + fn);
+      return k == DimExpr::Kind::Max        ? DimExpr::max(*a, *b)
+             : k == DimExpr::Kind::FloorDiv ? DimExpr::floorDiv(*a, *b)
+                                            : DimExpr::ceilDiv(*a, *b);
     }
     if (auto p = parseParam(name))
       return DimExpr::param(*p);

@@ -1,44 +1,86 @@
 //===- Params.cpp - The vocabulary of hyperparameters ---------------------===//
+//
+// The table of parameters, and the one map from a parameter to the field of
+// ModelConfig that holds it.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tshape/Model/Params.h"
+#include "tshape/Model/Transformer.h"
 
 using namespace tshape::model;
 
 namespace {
+// One accessor pair per field. The macro keeps each row to the field's name.
+#define TSHAPE_FIELD(expr)                                                     \
+  [](const ModelConfig &c) -> int64_t { return c.expr; },                      \
+      [](ModelConfig & c, int64_t v) { c.expr = v; }
+
 // clang-format off
 const ParamInfo kParams[kNumParams] = {
   {Param::Microbatch, "microbatch", ParamKind::Run, "", "",
-   "--micro-batch-size", std::nullopt, false},
+   "--micro-batch-size", std::nullopt, "", false, false,
+   false, TSHAPE_FIELD(microbatch), nullptr},
   {Param::Seq, "seq", ParamKind::Run, "", "",
-   "--seq-length", std::nullopt, true},
+   "--seq-length", std::nullopt, "", true, false, false, TSHAPE_FIELD(seq), nullptr},
   {Param::Hidden, "hidden", ParamKind::Hyperparam, "",
-   "hidden_size,n_embd,n_embed", "--hidden-size", std::nullopt, true},
+   "hidden_size,n_embd,n_embed", "--hidden-size", std::nullopt, "", true,
+   false, false, TSHAPE_FIELD(hidden), nullptr},
   {Param::Heads, "heads", ParamKind::Hyperparam, "heads",
    "num_attention_heads,n_head,num_heads", "--num-attention-heads", Param::Tp,
-   true},
+   "A3", true, false, false, TSHAPE_FIELD(attention.heads), nullptr},
+  // Key/value heads are replicated when the degree exceeds them (rule A4
+  // accepts a degree that is a multiple of kv_heads; Parallelism.cpp).
   {Param::KvHeads, "kv_heads", ParamKind::Hyperparam, "kv_heads",
    "num_key_value_heads,num_kv_heads", "--num-query-groups",
-   Param::Tp, true},
+   Param::Tp, "A4", true, false, false, TSHAPE_FIELD(attention.kvHeads), nullptr},
   {Param::HeadDim, "head_dim", ParamKind::Hyperparam, "head_dim",
-   "head_dim", "--kv-channels", std::nullopt, true},
+   "head_dim", "--kv-channels", std::nullopt, "", true, true,
+   false, TSHAPE_FIELD(attention.headDim), nullptr},
   {Param::Ffn, "ffn", ParamKind::Hyperparam, "inner",
    "intermediate_size,n_inner,ffn_dim,ffn_hidden_size", "--ffn-hidden-size",
-   Param::Tp, true},
+   Param::Tp, "M1", true, false, false, TSHAPE_FIELD(mlp.inner), nullptr},
   // Megatron-LM pads the tokenizer's vocabulary to a multiple of this
-  // times tp; the exporter solves for it (HFConfig.cpp).
+  // times the degree that splits it; the writer solves for it (Megatron.cpp).
   {Param::Vocab, "vocab", ParamKind::Hyperparam, "vocab", "vocab_size",
-   "--make-vocab-size-divisible-by", Param::Tp, true},
+   "--make-vocab-size-divisible-by", Param::Tp, "V1", true, false,
+   true, TSHAPE_FIELD(vocab), nullptr},
   {Param::Layers, "layers", ParamKind::Hyperparam, "layers",
-   "num_hidden_layers,n_layer,num_layers", "--num-layers", std::nullopt,
-   false},
+   "num_hidden_layers,n_layer,num_layers", "--num-layers", std::nullopt, "",
+   false, false, false, TSHAPE_FIELD(layers), nullptr},
   {Param::Tp, "tp", ParamKind::Degree, "tp", "",
-   "--tensor-model-parallel-size", std::nullopt, false},
+   "--tensor-model-parallel-size", std::nullopt, "", false, false,
+   false, TSHAPE_FIELD(parallel.tp), "tensor-parallel degree"},
+  {Param::Pp, "pp", ParamKind::Degree, "pp", "",
+   "--pipeline-model-parallel-size", std::nullopt, "", false, false,
+   false, TSHAPE_FIELD(parallel.pp), "pipeline-parallel degree"},
+  // Megatron-LM derives the data-parallel degree from the world size.
+  {Param::Dp, "dp", ParamKind::Degree, "dp", "", "", std::nullopt, "", false,
+   false, false, TSHAPE_FIELD(parallel.dp), "data-parallel degree"},
+  {Param::Ep, "ep", ParamKind::Degree, "ep", "",
+   "--expert-model-parallel-size", std::nullopt, "", false, false,
+   false, TSHAPE_FIELD(parallel.ep), "expert-parallel degree"},
+  {Param::Cp, "cp", ParamKind::Degree, "cp", "", "--context-parallel-size",
+   std::nullopt, "", false, false, false, TSHAPE_FIELD(parallel.cp),
+   "context-parallel degree"},
 };
 // clang-format on
+#undef TSHAPE_FIELD
+
+const std::array<Param, kNumParams> kAll = [] {
+  std::array<Param, kNumParams> a{};
+  for (size_t i = 0; i < kNumParams; ++i)
+    a[i] = Param(i);
+  return a;
+}();
 } // namespace
 
 const ParamInfo &tshape::model::paramInfo(Param p) {
   return kParams[size_t(p)];
+}
+
+const std::array<Param, kNumParams> &tshape::model::allParams() {
+  return kAll;
 }
 
 std::optional<Param> tshape::model::parseParam(std::string_view name) {
@@ -51,7 +93,7 @@ std::optional<Param> tshape::model::parseParam(std::string_view name) {
 std::string tshape::model::searchableParamNames() {
   std::string s;
   for (const ParamInfo &i : kParams)
-    if (i.searchable && i.kind == ParamKind::Hyperparam)
+    if (i.searchable)
       s += (s.empty() ? "" : ", ") + std::string(i.name);
   return s;
 }

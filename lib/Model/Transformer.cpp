@@ -97,15 +97,6 @@ std::pair<int64_t, int64_t> nearestDivisors(int64_t n, int64_t x) {
   return {lo, hi};
 }
 
-/// The smallest multiple of m (> 0) at or above v, saturating at the
-/// largest multiple of m that fits in int64.
-int64_t roundUp(int64_t v, int64_t m) {
-  int64_t down = v / m * m;
-  if (down == v)
-    return v;
-  std::optional<int64_t> up = checkedAdd(down, m);
-  return up ? *up : down;
-}
 } // namespace
 
 std::optional<RuleViolation> tshape::model::checkPositive(const char *what,
@@ -116,17 +107,10 @@ std::optional<RuleViolation> tshape::model::checkPositive(const char *what,
       "S1", format("%s must be positive, got %lld", what, (long long)value)};
 }
 
-std::optional<RuleViolation> tshape::model::checkAttention(int64_t hidden,
-                                                    int64_t heads,
-                                                    int64_t kvHeads,
-                                                    int64_t headDim,
-                                                    int64_t tp) {
-  if (auto v = checkPositive("heads", heads))
-    return v;
-  if (auto v = checkPositive("kv_heads", kvHeads))
-    return v;
-  if (headDim < 0)
-    return checkPositive("head_dim", headDim);
+namespace {
+/// Rules A1 and A2 on an attention with these sizes (S1 checked before).
+std::optional<RuleViolation> checkHeads(int64_t hidden, int64_t heads,
+                                        int64_t kvHeads, int64_t headDim) {
   if (headDim == 0 && hidden % heads != 0) {
     auto [lo, hi] = nearestDivisors(hidden, heads);
     std::string hint =
@@ -147,50 +131,41 @@ std::optional<RuleViolation> tshape::model::checkAttention(int64_t hidden,
         "A2", format("heads %lld is not divisible by kv_heads %lld; each "
                      "key/value head must serve a whole group of query heads",
                      (long long)heads, (long long)kvHeads)};
-  if (heads % tp != 0)
-    return RuleViolation{
-        "A3", format("heads %lld is not divisible by tensor-parallel degree "
-                     "%lld; use heads %lld or %lld, or tp dividing %lld",
-                     (long long)heads, (long long)tp,
-                     (long long)(heads / tp * tp), (long long)roundUp(heads, tp),
-                     (long long)heads)};
-  if (kvHeads % tp != 0 && tp % kvHeads != 0)
-    return RuleViolation{
-        "A4", format("kv_heads %lld and tensor-parallel degree %lld are "
-                     "incompatible: kv_heads must be a multiple of tp, or tp "
-                     "a multiple of kv_heads (heads are then replicated)",
-                     (long long)kvHeads, (long long)tp)};
   return std::nullopt;
 }
+} // namespace
 
-std::optional<RuleViolation> tshape::model::checkDivisibleByTp(const char *rule,
-                                                        const char *what,
-                                                        int64_t value,
-                                                        int64_t tp) {
-  if (value % tp == 0)
-    return std::nullopt;
-  return RuleViolation{
-      rule, format("%s %lld is not divisible by tensor-parallel degree %lld; "
-                   "pad it to %lld",
-                   what, (long long)value, (long long)tp,
-                   (long long)roundUp(value, tp))};
+std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
+  // S1 on every bound size (an optional one may be 0: not given).
+  for (Param p : allParams())
+    if (std::optional<int64_t> v = env.get(p);
+        v && !(paramInfo(p).zeroIsUnset && *v == 0))
+      if (auto r = checkPositive(paramName(p), *v))
+        return r;
+  if (env.has(Param::Heads) || env.has(Param::KvHeads)) {
+    auto get = [&](Param p, int64_t dflt) { return env.get(p).value_or(dflt); };
+    int64_t heads = get(Param::Heads, 1), headDim = get(Param::HeadDim, 0);
+    if (auto r = checkHeads(get(Param::Hidden, std::max<int64_t>(1, headDim) *
+                                                   heads),
+                            heads, get(Param::KvHeads, heads), headDim))
+      return r;
+  }
+  return checkSplits(env);
 }
 
 std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
-  const std::pair<const char *, int64_t> sizes[] = {
-      {"microbatch", c.microbatch}, {"seq", c.seq},
-      {"hidden", c.hidden},         {"vocab", c.vocab},
-      {"layers", c.layers},         {"tp", c.tp},
-      {"inner", c.mlp.inner}};
-  for (auto [what, v] : sizes)
-    if (auto r = checkPositive(what, v))
-      return r;
-  if (auto r = checkAttention(c.hidden, c.attention.heads, c.attention.kvHeads,
-                              c.attention.headDim, c.tp))
-    return r;
-  if (auto r = checkDivisibleByTp("M1", "inner size", c.mlp.inner, c.tp))
-    return r;
-  if (auto r = checkDivisibleByTp("V1", "vocab", c.vocab, c.tp))
+  // S1 on every size of the table, through its accessor (bindings() leaves
+  // sizes of 0 unbound, so they are checked here).
+  for (Param p : allParams()) {
+    int64_t v = getParam(c, p);
+    if (!(paramInfo(p).zeroIsUnset && v == 0))
+      if (auto r = checkPositive(paramName(p), v))
+        return r;
+  }
+  Bindings env = bindings(c);
+  // MHA leaves kv_heads unbound; its rules are then those of heads.
+  env.set(Param::KvHeads, c.attention.kvHeads);
+  if (auto r = checkBindings(env))
     return r;
   if (!rankShape(c) || !countParameters(c) || !countGemmFlops(c, true))
     return RuleViolation{"S2", "sizes overflow 64-bit arithmetic: the "
@@ -203,24 +178,33 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
 //===----------------------------------------------------------------------===//
 
 Bindings tshape::model::bindings(const ModelConfig &c) {
-  // Sizes of 0 are unset (a block model built for one op, such as the LM
-  // head, knows no heads): leave them unbound.
   Bindings env;
-  auto set = [&](Param p, int64_t v) {
-    if (v != 0)
-      env.set(p, v);
-  };
-  set(Param::Microbatch, c.microbatch);
-  set(Param::Seq, c.seq);
-  set(Param::Hidden, c.hidden);
-  set(Param::Heads, c.attention.heads);
-  if (c.attention.kvHeads != c.attention.heads)
-    set(Param::KvHeads, c.attention.kvHeads);
-  set(Param::HeadDim, c.attention.headDim);
-  set(Param::Ffn, c.mlp.inner);
-  set(Param::Vocab, c.vocab);
-  c.parallelism().bind(env);
+  for (Param p : allParams()) {
+    const ParamInfo &info = paramInfo(p);
+    int64_t v = getParam(c, p);
+    // Degrees: only those that split a parameter (bindDegrees below).
+    if (v == 0 || info.kind == ParamKind::Degree || p == Param::Layers)
+      continue;
+    if (p == Param::KvHeads && v == c.attention.heads)
+      continue;
+    env.set(p, v);
+  }
+  bindDegrees(c.parallel, env);
   return env;
+}
+
+DimExpr tshape::model::headDimExpr(const Bindings &env) {
+  if (env.has(Param::HeadDim))
+    return DimExpr::param(Param::HeadDim);
+  return DimExpr::param(Param::Hidden) / DimExpr::param(Param::Heads);
+}
+
+int64_t tshape::model::headDim(const Bindings &env) {
+  return headDimExpr(env).eval(env).value_or(0);
+}
+
+int64_t ModelConfig::headDim() const {
+  return model::headDim(bindings(*this));
 }
 
 namespace {
@@ -233,8 +217,7 @@ struct Sizes {
   E hidden = P(Param::Hidden);
   E headDim, headsR, kvR;
   explicit Sizes(const ModelConfig &c) {
-    headDim = c.attention.headDim ? P(Param::HeadDim)
-                                  : P(Param::Hidden) / P(Param::Heads);
+    headDim = headDimExpr(bindings(c));
     headsR = perRank(Param::Heads);
     kvR = c.attention.kvHeads == c.attention.heads ? headsR
                                                    : perRank(Param::KvHeads);
@@ -263,7 +246,8 @@ GemmSpec gemm(const ModelConfig &c, Role role, int64_t layer, E batch, E m,
 } // namespace
 
 std::optional<RankShape> tshape::model::rankShape(const ModelConfig &c) {
-  if (c.tp <= 0 || c.attention.heads <= 0 || c.attention.kvHeads <= 0)
+  if (c.parallel.tp <= 0 || c.attention.heads <= 0 ||
+      c.attention.kvHeads <= 0)
     return std::nullopt;
   Bindings env = bindings(c);
   Sizes z(c);
@@ -332,16 +316,6 @@ std::optional<int64_t> GemmSpec::flops() const {
   return checkedMul(2, checkedProduct({batch.value, m.value, n.value, k.value}));
 }
 
-std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
-  auto get = [&](Param p, int64_t dflt) { return env.get(p).value_or(dflt); };
-  int64_t heads = get(Param::Heads, 1);
-  if (!env.has(Param::Heads) && !env.has(Param::KvHeads))
-    return std::nullopt;
-  return checkAttention(get(Param::Hidden, get(Param::HeadDim, 1) * heads),
-                        heads, get(Param::KvHeads, heads),
-                        get(Param::HeadDim, 0), get(Param::Tp, 1));
-}
-
 namespace {
 /// Appends the backward of `forward` (in reverse order of the forward).
 void appendBackward(std::vector<GemmSpec> &out,
@@ -394,17 +368,31 @@ std::vector<GemmSpec> tshape::model::modelGemms(const ModelConfig &c,
 //===----------------------------------------------------------------------===//
 
 std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
-  const int64_t d = c.headDim(), a = c.attention.heads,
-                g = c.attention.kvHeads, h = c.hidden;
-  auto qkv = checkedMul(h, checkedMul(checkedAdd(a, 2 * g), d));
-  auto proj = checkedProduct({a, d, h});
-  auto mlp = checkedProduct({c.mlp.gated ? 3 : 2, h, c.mlp.inner});
-  auto norms = checkedMul(2, h);
-  auto perLayer = checkedAdd(checkedAdd(qkv, proj), checkedAdd(mlp, norms));
-  auto embedding = checkedMul(c.vocab, h);
+  // The weights are the B operands (N x K) of the weight GEMMs of the block
+  // models (RoleInfo::weight), taken from the model with every degree at 1:
+  // one statement of the layer's weights, the GEMM list's.
+  ModelConfig whole = c;
+  whole.parallel = Parallelism();
+  auto weights = [](const std::vector<GemmSpec> &gemms)
+      -> std::optional<int64_t> {
+    std::optional<int64_t> n = 0;
+    for (const GemmSpec &g : gemms)
+      if (roleInfo(g.role).weight)
+        n = g.overflow ? std::nullopt
+                       : checkedAdd(n, checkedMul(g.n.value, g.k.value));
+    return n;
+  };
+  std::vector<GemmSpec> layer = attentionGemms(whole, 0);
+  for (GemmSpec &g : mlpGemms(whole, 0))
+    layer.push_back(std::move(g));
+  // Two norm gains per layer and one final; biases are not counted.
+  auto norms = checkedMul(2, c.hidden);
+  auto perLayer = checkedAdd(weights(layer), norms);
+  // The embedding table is the LM head's weight, shared when tied.
+  auto embedding = weights({logitsGemm(whole)});
   std::optional<int64_t> lmHead = c.tiedEmbeddings ? 0 : embedding;
   auto total = checkedAdd(checkedAdd(embedding, lmHead),
-                          checkedAdd(checkedMul(perLayer, c.layers), h));
+                          checkedAdd(checkedMul(perLayer, c.layers), c.hidden));
   if (!total)
     return std::nullopt;
   return ParamCount{*embedding, *perLayer, *lmHead, *total};

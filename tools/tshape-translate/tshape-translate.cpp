@@ -7,7 +7,9 @@
 
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
+#include "tshape/Interop/HFConfig.h"
+#include "tshape/Interop/Megatron.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -151,7 +153,7 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
   opts.dtype = *dtype;
   opts.seq = seqOpt;
   opts.microbatch = microbatchOpt;
-  opts.tp = tpOpt;
+  tshape::model::setDegree(opts.parallel, tshape::model::Param::Tp, tpOpt);
   opts.name = nameOpt.empty()
                   ? llvm::sys::path::stem(file).str()
                   : nameOpt.getValue();

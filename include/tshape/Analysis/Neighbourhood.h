@@ -11,7 +11,7 @@
 #ifndef TSHAPE_ANALYSIS_NEIGHBOURHOOD_H
 #define TSHAPE_ANALYSIS_NEIGHBOURHOOD_H
 
-#include "tshape/Model/Params.h"
+#include "tshape/Model/Parallelism.h"
 
 #include <cstdint>
 #include <vector>
@@ -21,7 +21,8 @@ namespace tshape::analysis {
 struct NeighbourhoodContext {
   int64_t bestAlign = 64; ///< elements of the target's best alignment
   int64_t minAlign = 8;   ///< elements of its minimum (tensor-core) alignment
-  int64_t tp = 1;
+  /// The model's values: the degree that splits a parameter sets its step.
+  model::Bindings env;
   int64_t minHeadDim = 64, maxHeadDim = 128;
 };
 
@@ -41,8 +42,9 @@ struct Neighbourhood {
 };
 
 /// Candidate values of `p` around `value`:
-///   vocab    the next 8 multiples of bestAlign x tp above it (only growth)
-///   ffn      multiples of bestAlign x tp within +-8%
+///   vocab    the next 8 multiples of bestAlign x its splitting degree
+///            above it (only growth)
+///   ffn      multiples of bestAlign x its splitting degree within +-8%
 ///   hidden   multiples of minAlign within +-3%
 ///   heads    a/2 .. 2a (the head-dim rules are the caller's)
 ///   kv_heads 1 .. value x 2

@@ -1,10 +1,11 @@
 //===- ShapeSearch.h - Hyperparameter search under a budget -----*- C++ -*-===//
 //
-// Searches the neighbourhood of a model's hyperparameters (vocab, heads,
-// kv_heads, ffn, hidden) for the shape with the highest predicted
-// throughput on a GPU, within a parameter-count tolerance and every
-// structural rule. Exhaustive over the neighbourhood defined in
-// docs/optimize-shapes.md. Plain C++: no MLIR types.
+// Searches the neighbourhood of a model's searchable parameters (the
+// table's `searchable` flag, Params.h) for the shape with the highest
+// predicted throughput on a GPU, within a parameter-count tolerance and
+// every structural rule: one bounded odometer over the `vary` parameters
+// that applies candidates through the table's accessors. Exhaustive over
+// the neighbourhood defined in docs/optimize-shapes.md. Plain C++.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,15 +23,13 @@ namespace tshape::analysis {
 
 struct SearchOptions {
   double paramTolerance = 0.02; ///< |P' - P| / P allowed
-  /// Parameters that may change: vocab, heads, kv_heads, ffn, hidden.
+  /// Parameters that may change, by name: any the table marks searchable
+  /// (seq, hidden, heads, kv_heads, head_dim, ffn, vocab).
   std::set<std::string> vary = {"vocab", "heads", "ffn"};
   bool training = false;
   double minGain = 0.01; ///< keep the model unless throughput gains this
   int64_t minHeadDim = 64, maxHeadDim = 128;
 };
-
-/// The parameter names `vary` accepts.
-const std::vector<std::string> &searchableParameters();
 
 /// Checks the options; false with `error` set when one is out of range.
 bool validateSearchOptions(const SearchOptions &o, std::string &error);

@@ -5,11 +5,12 @@
 // (heads/tp + 2*max(1, kv_heads/tp))*head_dim. Expressions are built where a
 // GEMM is defined (the block models), printed into the lowered IR, parsed
 // back by the analysis, and evaluated with other parameter values to ask
-// "what would this GEMM be if ffn were 11008". Division is exact: an
-// expression whose division leaves a remainder has no value, which is how a
-// candidate value that breaks a divisibility rule is recognised. A quotient
-// below one is 0 (no size), so that max(1, kv_heads/tp) states the
-// replication of key/value heads when tp exceeds them.
+// "what would this GEMM be if ffn were 11008". `/` is exact: an expression
+// whose division leaves a remainder (or a quotient below one) has no value,
+// which is how a candidate value that breaks a divisibility rule is
+// recognised. Where a size is not whole by design, the block model says so
+// with `floordiv` (key/value heads replicated when tp exceeds them:
+// max(1,floordiv(kv_heads,tp))) or `ceildiv` (the busiest expert's tokens).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,7 @@ namespace tshape::model {
 
 class DimExpr {
 public:
-  enum class Kind : uint8_t { Const, Param, Add, Mul, Div, Max };
+  enum class Kind : uint8_t { Const, Param, Add, Mul, Div, FloorDiv, CeilDiv, Max };
 
   /// The constant 1.
   DimExpr() : DimExpr(constant(1)) {}
@@ -39,6 +40,10 @@ public:
   /// Exact division: no value when a is not a multiple of b.
   friend DimExpr operator/(const DimExpr &a, const DimExpr &b);
   static DimExpr max(const DimExpr &a, const DimExpr &b);
+  /// floor(a / b) and ceil(a / b) for a >= 0, b > 0; printed
+  /// floordiv(a,b) and ceildiv(a,b).
+  static DimExpr floorDiv(const DimExpr &a, const DimExpr &b);
+  static DimExpr ceilDiv(const DimExpr &a, const DimExpr &b);
 
   /// The value with `env`; nullopt when a parameter is unbound, a division
   /// is inexact or by zero, or int64 overflows.
@@ -49,7 +54,8 @@ public:
   bool mentions(Param p) const;
   /// Every parameter that occurs, in vocabulary order.
   std::vector<Param> params() const;
-  /// Canonical text, e.g. "(heads/tp+2*max(1,kv_heads/tp))*head_dim"; parse
+  /// Canonical text, e.g.
+  /// "(heads/tp+2*max(1,floordiv(kv_heads,tp)))*head_dim"; parse
   /// reads it back.
   std::string str() const;
   /// The expression with every parallel degree that `env` binds to 1

@@ -2,9 +2,10 @@
 //
 // The parallel degrees of a run and the only code that divides a size by
 // one. A hyperparameter's entry in Params.h names the degree that splits it
-// (heads, kv_heads, ffn and vocab by tp); perRank() turns a global
-// parameter into its per-rank expression. Pipeline, data, expert and
-// context degrees join here as further Params and `splitBy` entries.
+// (heads, kv_heads, ffn and vocab by tp) and the rule that it be divisible;
+// perRank() turns a global parameter into its per-rank expression and
+// checkSplits() states every divisibility rule. A new degree is a field
+// here and a row in Params.cpp (docs/architecture.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,22 +14,57 @@
 
 #include "tshape/Model/DimExpr.h"
 
+#include <optional>
+#include <string>
+
 namespace tshape::model {
 
+/// The degrees of a run. Only tp splits a GEMM size today; pp, dp, ep and
+/// cp are stated (1 unless given) for the planner and the memory model.
 struct Parallelism {
-  int64_t tp = 1; ///< tensor-parallel degree
-  /// The degrees as bindings (tp = ...).
-  void bind(Bindings &env) const { env.set(Param::Tp, tp); }
+  int64_t tp = 1; ///< tensor-parallel
+  int64_t pp = 1; ///< pipeline-parallel
+  int64_t dp = 1; ///< data-parallel
+  int64_t ep = 1; ///< expert-parallel
+  int64_t cp = 1; ///< context-parallel
+  bool operator==(const Parallelism &o) const {
+    return tp == o.tp && pp == o.pp && dp == o.dp && ep == o.ep && cp == o.cp;
+  }
 };
+
+/// The degree `p` of `par` (a Param of kind Degree), and setting it, through
+/// the parameter table.
+int64_t degree(const Parallelism &par, Param p);
+void setDegree(Parallelism &par, Param p, int64_t value);
+
+/// Binds the degrees that split some parameter (those size expressions can
+/// mention), with their values in `env`'s model; others stay unbound so
+/// that reports list only what the sizes use.
+void bindDegrees(const Parallelism &p, Bindings &env);
+
+/// The degree that splits `p` in `env` (1 when none does, or it is unbound).
+int64_t splitDegree(Param p, const Bindings &env);
 
 /// The per-rank size of `global`, a size of parameter `p`: divided by the
 /// degree that splits `p` (Params.h). Key/value heads are replicated when
-/// tp exceeds them: max(1, kv_heads/tp).
+/// the degree exceeds them: max(1, floordiv(kv_heads, tp)).
 DimExpr perRank(Param p, const DimExpr &global);
 inline DimExpr perRank(Param p) { return perRank(p, DimExpr::param(p)); }
 
 /// Tokens one rank processes per step: microbatch*seq.
 DimExpr tokensPerRank();
+
+/// A violated rule: its number (see docs/dialect.md, "Verifier rules") and a
+/// message that gives the numbers and what to change.
+struct RuleViolation {
+  std::string rule;
+  std::string message;
+};
+
+/// Every divisibility rule of the table (ParamInfo::splitRule: A3, A4, M1,
+/// V1 today) on the parameters `env` binds, in vocabulary order; the first
+/// violation. A degree of 0 or less is rule S1's and is skipped here.
+std::optional<RuleViolation> checkSplits(const Bindings &env);
 
 } // namespace tshape::model
 

@@ -20,8 +20,10 @@
 
 namespace tshape::model {
 
-/// A named quantity. Run shape: Microbatch, Seq. Parallel degrees: Tp (and,
-/// as they arrive, pipeline, data, expert and context degrees).
+struct ModelConfig;
+
+/// A named quantity. Run shape: Microbatch, Seq. Parallel degrees: Tp, Pp,
+/// Dp, Ep, Cp (Parallelism.h).
 enum class Param : uint8_t {
   Microbatch,
   Seq,
@@ -33,8 +35,12 @@ enum class Param : uint8_t {
   Vocab,
   Layers,
   Tp,
+  Pp,
+  Dp,
+  Ep,
+  Cp,
 };
-inline constexpr size_t kNumParams = size_t(Param::Tp) + 1;
+inline constexpr size_t kNumParams = size_t(Param::Cp) + 1;
 
 enum class ParamKind : uint8_t {
   Run,         ///< how the model is run (microbatch, sequence)
@@ -55,18 +61,46 @@ struct ParamInfo {
   const char *megatronFlag;
   /// The parallel degree that splits it across ranks, if any.
   std::optional<Param> splitBy;
+  /// The rule (docs/dialect.md) that it be divisible by `splitBy`; "" when
+  /// it is not split.
+  const char *splitRule;
   /// Whether a finding or the shape search may change it.
   bool searchable;
+  /// 0 means "not given" (head_dim: hidden/heads), not a size of 0.
+  bool zeroIsUnset;
+  /// It may only grow (the vocabulary: the tokenizer's ids must fit): a
+  /// rule's fix pads it, and the search never shrinks it.
+  bool growOnly;
+  /// The field of ModelConfig that holds it: the only code that names the
+  /// fields (Params.cpp). Every consumer goes through get/set.
+  int64_t (*get)(const ModelConfig &);
+  void (*set)(ModelConfig &, int64_t);
+  /// How it reads in a message ("tensor-parallel degree"); else `name`.
+  const char *longName;
 };
 
 /// The entry of `p`.
 const ParamInfo &paramInfo(Param p);
 /// The one name of `p`.
 inline const char *paramName(Param p) { return paramInfo(p).name; }
+/// How `p` reads in a sentence: the long name of a degree, else the name.
+inline const char *paramPhrase(Param p) {
+  return paramInfo(p).longName ? paramInfo(p).longName : paramInfo(p).name;
+}
 /// Parses a name of the vocabulary; nullopt when unknown.
 std::optional<Param> parseParam(std::string_view name);
 /// The names of the searchable parameters, comma separated, for messages.
 std::string searchableParamNames();
+/// Every parameter, in vocabulary order (for range-for).
+const std::array<Param, kNumParams> &allParams();
+
+/// The value of `p` in `c` (ParamInfo::get); 0 for an unset optional one.
+inline int64_t getParam(const ModelConfig &c, Param p) {
+  return paramInfo(p).get(c);
+}
+inline void setParam(ModelConfig &c, Param p, int64_t v) {
+  paramInfo(p).set(c, v);
+}
 
 /// Values of the parameters one GEMM (or one model) depends on.
 class Bindings {

@@ -64,7 +64,9 @@ struct MlpConfig {
   bool fusedGateUp = false;
 };
 
-/// One whole model, with the run shape (microbatch, sequence, parallelism).
+/// One whole model, with the run shape (microbatch, sequence) and the
+/// parallel degrees. Code outside lib/Model reaches the sizes through the
+/// parameter table (getParam/setParam, Params.h), not the field names.
 struct ModelConfig {
   std::string name;
   std::string modelType; ///< Hugging Face model_type, when imported
@@ -73,50 +75,42 @@ struct ModelConfig {
   int64_t hidden = 0;     ///< h
   int64_t vocab = 0;      ///< v
   int64_t layers = 1;     ///< L
-  int64_t tp = 1;         ///< t: tensor-parallel degree
+  Parallelism parallel;   ///< t, p, d, e, cp
   DType dtype = DType::BF16;
   AttentionConfig attention;
   MlpConfig mlp;
   ResidualMode residual = ResidualMode::Sequential;
   bool tiedEmbeddings = false;
 
-  /// d, resolving the implicit hidden / heads.
-  int64_t headDim() const {
-    return attention.headDim ? attention.headDim
-                             : (attention.heads ? hidden / attention.heads : 0);
-  }
-  Parallelism parallelism() const { return Parallelism{tp}; }
+  /// d, resolving the implicit hidden / heads (model::headDim).
+  int64_t headDim() const;
 };
 
 /// The values of the named parameters of `c` (Params.h), as its GEMM
 /// expressions use them: head_dim only when explicit (else it is
 /// hidden/heads), kv_heads only when it differs from heads (MHA states the
-/// key/value heads as heads).
+/// key/value heads as heads), a degree only when it splits a parameter, and
+/// no size of 0 (unset: a block model built for one op knows no heads).
 Bindings bindings(const ModelConfig &c);
+
+/// The head dim as an expression: head_dim when `env` binds it (explicit),
+/// else hidden/heads. The one statement of the implicit head dim.
+DimExpr headDimExpr(const Bindings &env);
+/// Its value with `env`; 0 when it has none (hidden not divisible by heads,
+/// or a size unbound).
+int64_t headDim(const Bindings &env);
 
 //===----------------------------------------------------------------------===//
 // Structural rules
 //===----------------------------------------------------------------------===//
 
-/// A violated rule: its number (see docs/dialect.md, "Verifier rules") and a
-/// message that gives the numbers and what to change.
-struct RuleViolation {
-  std::string rule;
-  std::string message;
-};
-
 /// Rule S1: a size must be positive.
 std::optional<RuleViolation> checkPositive(const char *what, int64_t value);
-/// Rules A1-A4 for one attention with hidden size `hidden` on `tp` ranks.
-std::optional<RuleViolation> checkAttention(int64_t hidden, int64_t heads,
-                                            int64_t kvHeads, int64_t headDim,
-                                            int64_t tp);
-/// Rules M1/V1: `value` (named `what`) divisible by tp.
-std::optional<RuleViolation> checkDivisibleByTp(const char *rule,
-                                                const char *what,
-                                                int64_t value, int64_t tp);
-/// The attention rules (A1-A4) on whatever parameters `env` binds (MHA:
-/// kv_heads unbound means kv_heads = heads); the first violation.
+/// The rules on whatever parameters `env` binds: S1 for the bound sizes,
+/// the attention rules A1 and A2 when it binds heads (MHA: kv_heads unbound
+/// means kv_heads = heads; head_dim unbound means hidden/heads), and every
+/// divisibility rule of the table (checkSplits: A3, A4, M1, V1). The first
+/// violation.
 std::optional<RuleViolation> checkBindings(const Bindings &env);
 /// Every rule of a whole model, in rule order; the first violation.
 std::optional<RuleViolation> checkModel(const ModelConfig &config);
@@ -159,9 +153,10 @@ std::vector<GemmSpec> modelGemms(const ModelConfig &config, bool training);
 // Counting (all overflow-checked)
 //===----------------------------------------------------------------------===//
 
-/// Parameters of the whole (unsharded) model. Counted: embedding, QKV, output
-/// projection, MLP weights, LM head unless tied, and the norm gains (two per
-/// layer and one final). Not counted: biases and learned position tables.
+/// Parameters of the whole (unsharded) model: the weights of the block
+/// models' weight GEMMs (QKV, output projection, MLP, LM head unless tied;
+/// the embedding is the LM head's table), plus the norm gains (two per layer
+/// and one final). Not counted: biases and learned position tables.
 struct ParamCount {
   int64_t embedding = 0;
   int64_t perLayer = 0;

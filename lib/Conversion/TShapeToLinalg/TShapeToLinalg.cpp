@@ -44,7 +44,7 @@ public:
         fuseGated(fuseGated), decomposeSoftmax(decomposeSoftmax),
         patternWeights(patternWeights),
         maxLayers(maxLayers),
-        tp(tshape::getTensorParallelDegree(fn)) {}
+        parallel(tshape::getParallelism(fn)) {}
 
   /// Lowers every tshape op in the function; fails with a diagnostic.
   LogicalResult run();
@@ -114,7 +114,7 @@ private:
   bool training, fuseGated, decomposeSoftmax, patternWeights;
   int64_t weightSeed = 0;
   int64_t maxLayers;
-  int64_t tp;
+  tshape::model::Parallelism parallel;
   /// The first disagreement between an emitted operand and the model.
   std::string modelMismatch;
   Type elt;
@@ -179,12 +179,13 @@ Value Lowerer::weight(ArrayRef<int64_t> shape) {
 }
 
 tshape::model::ModelConfig Lowerer::config(int64_t hidden) const {
+  using tshape::model::Param;
   tshape::model::ModelConfig c;
-  c.microbatch = batch;
-  c.seq = seq;
-  c.hidden = hidden;
-  c.tp = tp;
-  c.layers = 1;
+  tshape::model::setParam(c, Param::Microbatch, batch);
+  tshape::model::setParam(c, Param::Seq, seq);
+  tshape::model::setParam(c, Param::Hidden, hidden);
+  tshape::model::setParam(c, Param::Layers, 1);
+  c.parallel = parallel;
   return c;
 }
 
@@ -431,7 +432,7 @@ Value Lowerer::lowerEmbedding(tshape::EmbeddingOp op, Value tokens) {
   int64_t h = op.getResult().getType().getDimSize(2);
   // The rank's share of the vocabulary, as the LM head's GEMM has it.
   tshape::model::ModelConfig c = config(h);
-  c.vocab = op.getVocab();
+  tshape::model::setParam(c, tshape::model::Param::Vocab, op.getVocab());
   int64_t vRank = tshape::model::logitsGemm(c).n.value;
   embeddingTable = weight({vRank, h});
   Value table = embeddingTable;
@@ -458,7 +459,7 @@ Value Lowerer::lowerEmbedding(tshape::EmbeddingOp op, Value tokens) {
 
 Value Lowerer::lowerLMHead(tshape::LMHeadOp op, Value x) {
   tshape::model::ModelConfig c = config(dim(x, 2));
-  c.vocab = op.getVocab();
+  tshape::model::setParam(c, tshape::model::Param::Vocab, op.getVocab());
   Value x2 = to2D(x);
   // A tied head reads the embedding table as its [v/t, h] weight.
   Value tied = op.getTied() ? embeddingTable : Value();
@@ -469,9 +470,10 @@ Value Lowerer::lowerLMHead(tshape::LMHeadOp op, Value x) {
 Value Lowerer::attentionBranch(tshape::AttentionOp op, Value x2,
                                int64_t layer, Backward &branchBackward) {
   tshape::model::ModelConfig c = config(dim(x2, 1));
-  c.attention.heads = op.getHeads();
-  c.attention.kvHeads = op.getKvHeads();
-  c.attention.headDim = op.getHeadDim().value_or(0);
+  using tshape::model::Param;
+  tshape::model::setParam(c, Param::Heads, op.getHeads());
+  tshape::model::setParam(c, Param::KvHeads, op.getKvHeads());
+  tshape::model::setParam(c, Param::HeadDim, op.getHeadDim().value_or(0));
   c.attention.causal = op.getCausal();
   c.attention.fused = op.getFused();
   std::vector<tshape::model::GemmSpec> g =
@@ -529,7 +531,7 @@ Value Lowerer::attentionBranch(tshape::AttentionOp op, Value x2,
 Value Lowerer::mlpBranch(tshape::MLPOp op, Value x2, int64_t layer,
                          Backward &branchBackward) {
   tshape::model::ModelConfig c = config(dim(x2, 1));
-  c.mlp.inner = op.getInner();
+  tshape::model::setParam(c, tshape::model::Param::Ffn, op.getInner());
   c.mlp.gated = op.getGated();
   c.mlp.fusedGateUp = fuseGated;
   // gate, up, down; or gate_up, down (fused layout); or up, down.
@@ -737,6 +739,7 @@ LogicalResult Lowerer::run() {
     ret->setOperands(results);
   }
   // Lowered IR is plain MLIR: the model attributes become builtin ones.
+  const int64_t tp = tshape::model::degree(parallel, tshape::model::Param::Tp);
   if (fn->removeAttr(TShapeDialect::kParallelAttrName) || tp != 1)
     fn->setAttr(TShapeDialect::kTpAttrName, b.getI64IntegerAttr(tp));
   if (auto math = fn->getAttrOfType<tshape::MathModeAttr>(

@@ -13,8 +13,8 @@
 // TRAIN: remark: tshape-test-gemm-consistency: 39 contractions match the model
 
 // Each GEMM carries its sizes as expressions over the named parameters:
-// qkv N = (a/t + 2 max(1, g/t)) d = (4 + 2) x 64 = 384 per rank.
-// IR: tshape.role = "qkv", tshape.sizes = {k = "hidden", m = "microbatch*seq", n = "(heads/tp+2*max(1,kv_heads/tp))*(hidden/heads)", params = {heads = 8 : i64, hidden = 512 : i64, kv_heads = 2 : i64, microbatch = 2 : i64, seq = 16 : i64, tp = 2 : i64}}} {{.*}} tensor<384x512xbf16>
+// qkv N = (a/t + 2 max(1, floor(g/t))) d = (4 + 2) x 64 = 384 per rank.
+// IR: tshape.role = "qkv", tshape.sizes = {k = "hidden", m = "microbatch*seq", n = "(heads/tp+2*max(1,floordiv(kv_heads,tp)))*(hidden/heads)", params = {heads = 8 : i64, hidden = 512 : i64, kv_heads = 2 : i64, microbatch = 2 : i64, seq = 16 : i64, tp = 2 : i64}}} {{.*}} tensor<384x512xbf16>
 // IR: tshape.role = "attn_score", tshape.sizes = {batch = "microbatch*(heads/tp)", k = "hidden/heads", m = "seq", n = "seq"
 // IR: tshape.role = "mlp_down_wgrad", tshape.sizes = {k = "microbatch*seq", m = "ffn/tp", n = "hidden"
 func.func @gqa(%t: tensor<2x16xi32>) -> tensor<2x16x1000xbf16> attributes {tshape.parallel = #tshape.parallel<tp = 2>} {

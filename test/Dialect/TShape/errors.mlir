@@ -11,7 +11,7 @@ func.func @s1_heads(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
 // -----
 
 func.func @s1_inner(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
-  // expected-error @+1 {{rule S1: inner must be positive, got -256}}
+  // expected-error @+1 {{rule S1: ffn must be positive, got -256}}
   %0 = tshape.mlp %x inner = -256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
   return %0 : tensor<1x16x64xbf16>
 }
@@ -99,7 +99,7 @@ module attributes {tshape.parallel = #tshape.parallel<tp = 6>} {
 // M1: inner size divisible by tp; 11008 / 3 is not whole, pad to 11010.
 func.func @m1(%x: tensor<1x16x4096xbf16>) -> tensor<1x16x4096xbf16>
     attributes {tshape.parallel = #tshape.parallel<tp = 3>} {
-  // expected-error @+1 {{rule M1: inner size 11008 is not divisible by tensor-parallel degree 3; pad it to 11010}}
+  // expected-error @+1 {{rule M1: ffn 11008 is not divisible by tensor-parallel degree 3; use ffn 11007 or 11010, or tp dividing 11008}}
   %0 = tshape.mlp %x inner = 11008 activation = silu gated : tensor<1x16x4096xbf16> -> tensor<1x16x4096xbf16>
   return %0 : tensor<1x16x4096xbf16>
 }
@@ -236,9 +236,16 @@ func.func @r1(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
 
 // -----
 
-// P1: the tensor-parallel degree is positive.
+// P1: every parallel degree is positive.
 // expected-error @+1 {{rule P1: tensor-parallel degree tp must be positive, got 0}}
 func.func @p1() attributes {tshape.parallel = #tshape.parallel<tp = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{rule P1: pipeline-parallel degree pp must be positive, got 0}}
+func.func @p1_pp() attributes {tshape.parallel = #tshape.parallel<tp = 2, pp = 0>} {
   return
 }
 

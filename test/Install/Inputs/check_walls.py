@@ -36,6 +36,10 @@ RULES = {
         glob.glob(f"{root}/lib/Analysis/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
          "tshape/Transforms/"]),
+    "TShapeInterop (lib/Interop)": (
+        glob.glob(f"{root}/lib/Interop/*.cpp"),
+        ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
+         "tshape/Transforms/", "tshape/Analysis/"]),
     "TShapePredict (lib/Predict)": (
         glob.glob(f"{root}/lib/Predict/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",

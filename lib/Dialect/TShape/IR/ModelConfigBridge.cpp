@@ -64,14 +64,19 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   b.setInsertionPointToEnd(module->getBody());
 
   Type elt = elementType(ctx, c.dtype);
-  auto tokensT = RankedTensorType::get({c.microbatch, c.seq},
-                                       b.getIntegerType(32));
-  auto actT = RankedTensorType::get({c.microbatch, c.seq, c.hidden}, elt);
-  auto logitsT = RankedTensorType::get({c.microbatch, c.seq, c.vocab}, elt);
+  using model::getParam;
+  using model::Param;
+  const int64_t batch = getParam(c, Param::Microbatch),
+                seq = getParam(c, Param::Seq),
+                vocab = getParam(c, Param::Vocab);
+  auto tokensT = RankedTensorType::get({batch, seq}, b.getIntegerType(32));
+  auto actT = RankedTensorType::get({batch, seq, getParam(c, Param::Hidden)},
+                                    elt);
+  auto logitsT = RankedTensorType::get({batch, seq, vocab}, elt);
   auto fn = func::FuncOp::create(b, loc, symbolName(c.name),
                                  b.getFunctionType({tokensT}, {logitsT}));
   fn->setAttr(tshape::TShapeDialect::kParallelAttrName,
-              tshape::ParallelAttr::get(ctx, c.tp));
+              tshape::ParallelAttr::get(ctx, c.parallel));
   if (!c.modelType.empty())
     fn->setAttr(::tshape::TShapeDialect::kModelTypeAttrName,
                 b.getStringAttr(c.modelType));
@@ -83,8 +88,9 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   b.setInsertionPointToEnd(entry);
 
   Value x = tshape::EmbeddingOp::create(b, loc, actT, entry->getArgument(0),
-                                              c.vocab);
-  auto repeat = tshape::RepeatOp::create(b, loc, x, c.layers);
+                                        vocab);
+  auto repeat =
+      tshape::RepeatOp::create(b, loc, x, getParam(c, Param::Layers));
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToEnd(&repeat.getBody().front());
@@ -99,14 +105,14 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
       Block &body = block.getBody().front();
       b.setInsertionPointToEnd(&body);
       Value in = body.getArgument(0);
-      IntegerAttr headDim =
-          c.attention.headDim ? b.getI64IntegerAttr(c.attention.headDim)
-                              : IntegerAttr();
+      const int64_t d = getParam(c, Param::HeadDim);
+      IntegerAttr headDim = d ? b.getI64IntegerAttr(d) : IntegerAttr();
       Value a = tshape::AttentionOp::create(
-          b, loc, actT, in, c.attention.heads, c.attention.kvHeads, headDim,
-          c.attention.causal, c.attention.fused);
+          b, loc, actT, in, getParam(c, Param::Heads),
+          getParam(c, Param::KvHeads), headDim, c.attention.causal,
+          c.attention.fused);
       Value m = tshape::MLPOp::create(
-          b, loc, actT, parallel ? in : a, c.mlp.inner,
+          b, loc, actT, parallel ? in : a, getParam(c, Param::Ffn),
           toIR(c.mlp.activation), c.mlp.gated);
       if (parallel)
         tshape::YieldOp::create(b, loc, ValueRange{a, m});
@@ -116,7 +122,7 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
     tshape::YieldOp::create(b, loc, ValueRange{block.getResult()});
   }
   Value logits = tshape::LMHeadOp::create(
-      b, loc, logitsT, repeat.getResult(), c.vocab, c.tiedEmbeddings);
+      b, loc, logitsT, repeat.getResult(), vocab, c.tiedEmbeddings);
   func::ReturnOp::create(b, loc, logits);
   return module;
 }
@@ -141,7 +147,7 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   using namespace ::tshape;
   model::ModelConfig c;
   c.name = fn.getName().str();
-  c.tp = getTensorParallelDegree(fn);
+  c.parallel = getParallelism(fn);
   if (auto t = fn->getAttrOfType<StringAttr>(TShapeDialect::kModelTypeAttrName))
     c.modelType = t.str();
   std::optional<AttentionOp> attn;
@@ -198,10 +204,12 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     error = "the function needs a tshape.attention and a tshape.mlp";
     return std::nullopt;
   }
+  using model::Param;
+  using model::setParam;
   RankedTensorType t = attn->getInput().getType();
-  c.microbatch = t.getDimSize(0);
-  c.seq = t.getDimSize(1);
-  c.hidden = t.getDimSize(2);
+  setParam(c, Param::Microbatch, t.getDimSize(0));
+  setParam(c, Param::Seq, t.getDimSize(1));
+  setParam(c, Param::Hidden, t.getDimSize(2));
   Type elt = t.getElementType();
   std::optional<model::DType> dtype = gemmDType(*attn, elt);
   if (!dtype) {
@@ -213,12 +221,12 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     return std::nullopt;
   }
   c.dtype = *dtype;
-  c.attention.heads = attn->getHeads();
-  c.attention.kvHeads = attn->getKvHeads();
-  c.attention.headDim = attn->getHeadDim().value_or(0);
+  setParam(c, Param::Heads, attn->getHeads());
+  setParam(c, Param::KvHeads, attn->getKvHeads());
+  setParam(c, Param::HeadDim, attn->getHeadDim().value_or(0));
   c.attention.causal = attn->getCausal();
   c.attention.fused = attn->getFused();
-  c.mlp.inner = mlp->getInner();
+  setParam(c, Param::Ffn, mlp->getInner());
   c.mlp.gated = mlp->getGated();
   switch (mlp->getActivation()) {
   case Activation::gelu:
@@ -231,43 +239,56 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     c.mlp.activation = model::Activation::SiLU;
     break;
   }
-  c.layers = std::max(attnLayers, mlpLayers);
+  setParam(c, Param::Layers, std::max(attnLayers, mlpLayers));
   hasVocab = vocab > 0;
-  c.vocab = hasVocab ? vocab : c.tp;
+  // Without an embedding or head, the smallest vocabulary the rules accept
+  // (one row per rank of the degree that splits it); the search leaves it.
+  setParam(c, Param::Vocab,
+           hasVocab ? vocab
+                    : model::getParam(
+                          c, *model::paramInfo(Param::Vocab).splitBy));
   return c;
 }
 
 void tshape::applyModelConfig(func::FuncOp fn, const model::ModelConfig &from,
                               const model::ModelConfig &to) {
   using namespace ::tshape;
+  using model::getParam;
+  using model::Param;
   Builder b(fn.getContext());
+  const int64_t vocab = getParam(to, Param::Vocab);
   fn.walk([&](Operation *op) {
     if (auto a = dyn_cast<AttentionOp>(op)) {
-      a.setHeads(to.attention.heads);
-      a.setKvHeads(to.attention.kvHeads);
+      a.setHeads(getParam(to, Param::Heads));
+      a.setKvHeads(getParam(to, Param::KvHeads));
     } else if (auto m = dyn_cast<MLPOp>(op)) {
-      m.setInner(to.mlp.inner);
+      m.setInner(getParam(to, Param::Ffn));
     } else if (auto e = dyn_cast<EmbeddingOp>(op)) {
-      e.setVocab(to.vocab);
+      e.setVocab(vocab);
     } else if (auto h = dyn_cast<LMHeadOp>(op)) {
-      h.setVocab(to.vocab);
+      h.setVocab(vocab);
     }
   });
-  if (from.hidden == to.hidden && from.vocab == to.vocab)
+  const int64_t hiddenFrom = getParam(from, Param::Hidden),
+                hiddenTo = getParam(to, Param::Hidden),
+                vocabFrom = getParam(from, Param::Vocab),
+                batch = getParam(from, Param::Microbatch),
+                seq = getParam(from, Param::Seq);
+  if (hiddenFrom == hiddenTo && vocabFrom == vocab)
     return;
   // Retype b x s x hidden activations and b x s x vocab logits.
   auto retype = [&](Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || t.getRank() != 3 || t.getDimSize(0) != from.microbatch ||
-        t.getDimSize(1) != from.seq)
+    if (!t || t.getRank() != 3 || t.getDimSize(0) != batch ||
+        t.getDimSize(1) != seq)
       return;
     int64_t last = t.getDimSize(2);
     bool isLogits = v.getDefiningOp<LMHeadOp>() != nullptr;
-    int64_t next = isLogits ? (last == from.vocab ? to.vocab : last)
-                            : (last == from.hidden ? to.hidden : last);
+    int64_t next = isLogits ? (last == vocabFrom ? vocab : last)
+                            : (last == hiddenFrom ? hiddenTo : last);
     if (next != last)
-      v.setType(RankedTensorType::get({from.microbatch, from.seq, next},
-                                      t.getElementType()));
+      v.setType(
+          RankedTensorType::get({batch, seq, next}, t.getElementType()));
   };
   fn.walk([&](Operation *op) {
     for (Region &r : op->getRegions())

@@ -36,14 +36,19 @@ void TShapeDialect::initialize() {
       >();
 }
 
-/// Rule P1: the tensor-parallel degree is positive.
+/// Rule P1: every parallel degree is positive.
 LogicalResult
 ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     int64_t tp) {
-  if (tp <= 0)
-    return emitError() << "rule P1: tensor-parallel degree tp must be "
-                          "positive, got "
-                       << tp;
+                     int64_t tp, int64_t pp, int64_t dp, int64_t ep,
+                     int64_t cp) {
+  model::ModelConfig c;
+  c.parallel = {tp, pp, dp, ep, cp};
+  for (model::Param p : model::allParams())
+    if (model::paramInfo(p).kind == model::ParamKind::Degree &&
+        model::getParam(c, p) <= 0)
+      return emitError() << "rule P1: " << model::paramPhrase(p) << " "
+                         << model::paramName(p) << " must be positive, got "
+                         << model::getParam(c, p);
   return success();
 }
 
@@ -227,12 +232,12 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown tshape attribute '" << name << "'";
 }
 
-int64_t tshape::getTensorParallelDegree(Operation *op) {
+model::Parallelism tshape::getParallelism(Operation *op) {
   for (Operation *cur = op; cur; cur = cur->getParentOp())
     if (auto p = cur->getAttrOfType<ParallelAttr>(
             TShapeDialect::kParallelAttrName))
-      return p.getTp();
-  return 1;
+      return p.getDegrees();
+  return {};
 }
 
 bool tshape::usesTf32Math(Operation *op) {

@@ -62,18 +62,36 @@ LogicalResult verifyNoOverflow(Operation *op, model::ModelConfig config) {
 }
 
 /// A model config holding only the activation sizes of `type` (b, s, h) and
-/// the tensor-parallel degree at `op`; other sizes are 1.
-model::ModelConfig baseConfig(Operation *op, RankedTensorType type) {
+/// the parallel degrees at `op`, with `sizes` set through the parameter
+/// table; other sizes are 1.
+model::ModelConfig
+baseConfig(Operation *op, RankedTensorType type,
+           std::initializer_list<std::pair<model::Param, int64_t>> sizes) {
   model::ModelConfig c;
-  c.microbatch = type.getDimSize(0);
-  c.seq = type.getDimSize(1);
-  c.hidden = type.getDimSize(2);
-  c.vocab = 1;
-  c.tp = getTensorParallelDegree(op);
-  c.attention.heads = c.attention.kvHeads = 1;
-  c.attention.headDim = 1;
-  c.mlp.inner = 1;
+  using model::Param;
+  model::setParam(c, Param::Microbatch, type.getDimSize(0));
+  model::setParam(c, Param::Seq, type.getDimSize(1));
+  model::setParam(c, Param::Hidden, type.getDimSize(2));
+  for (Param p : {Param::Vocab, Param::Heads, Param::KvHeads, Param::HeadDim,
+                  Param::Ffn})
+    model::setParam(c, p, 1);
+  c.parallel = getParallelism(op);
+  for (auto [p, v] : sizes)
+    model::setParam(c, p, v);
   return c;
+}
+
+/// The values an op states, with the hidden size of `type` and the degrees
+/// in force at `op`, for the table's rules (checkBindings).
+model::Bindings
+opBindings(Operation *op, RankedTensorType type,
+           std::initializer_list<std::pair<model::Param, int64_t>> sizes) {
+  model::Bindings env;
+  env.set(model::Param::Hidden, type.getDimSize(2));
+  for (auto [p, v] : sizes)
+    env.set(p, v);
+  model::bindDegrees(getParallelism(op), env);
+  return env;
 }
 } // namespace
 
@@ -90,15 +108,12 @@ LogicalResult EmbeddingOp::verify() {
     return emitOpError() << "rule T3: tokens " << tokens
                          << " must be batch x seq matching the result "
                          << result;
-  if (failed(report(*this, model::checkPositive("vocab", getVocab()))))
+  if (failed(report(*this, model::checkBindings(opBindings(
+                               *this, result,
+                               {{model::Param::Vocab, getVocab()}})))))
     return failure();
-  int64_t tp = getTensorParallelDegree(*this);
-  if (failed(report(*this, model::checkDivisibleByTp("V1", "vocab",
-                                                        getVocab(), tp))))
-    return failure();
-  model::ModelConfig c = baseConfig(*this, result);
-  c.vocab = getVocab();
-  return verifyNoOverflow(*this, c);
+  return verifyNoOverflow(
+      *this, baseConfig(*this, result, {{model::Param::Vocab, getVocab()}}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -120,9 +135,9 @@ LogicalResult LMHeadOp::verify() {
                          << " must be batch x seq x vocab ("
                          << expected[0] << "x" << expected[1] << "x"
                          << expected[2] << ") of the input's element type";
-  int64_t tp = getTensorParallelDegree(*this);
-  if (failed(report(*this, model::checkDivisibleByTp("V1", "vocab",
-                                                        getVocab(), tp))))
+  if (failed(report(*this, model::checkBindings(opBindings(
+                               *this, input,
+                               {{model::Param::Vocab, getVocab()}})))))
     return failure();
   if (getTied()) {
     // Rule L1: a tied head shares the embedding table of its function.
@@ -142,9 +157,8 @@ LogicalResult LMHeadOp::verify() {
              << getVocab() << " and hidden " << input.getDimSize(2)
              << " in the same function";
   }
-  model::ModelConfig c = baseConfig(*this, input);
-  c.vocab = getVocab();
-  return verifyNoOverflow(*this, c);
+  return verifyNoOverflow(
+      *this, baseConfig(*this, input, {{model::Param::Vocab, getVocab()}}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -152,9 +166,12 @@ LogicalResult LMHeadOp::verify() {
 //===----------------------------------------------------------------------===//
 
 int64_t AttentionOp::getHeadDimOrDefault() {
+  model::Bindings env;
+  env.set(model::Param::Hidden, getInput().getType().getDimSize(2));
+  env.set(model::Param::Heads, getHeads());
   if (auto d = getHeadDim())
-    return *d;
-  return getInput().getType().getDimSize(2) / getHeads();
+    env.set(model::Param::HeadDim, *d);
+  return model::headDim(env);
 }
 
 LogicalResult AttentionOp::verify() {
@@ -162,18 +179,21 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyActivations(*this, input, "input")) ||
       failed(verifySameType(*this, input, getResult().getType())))
     return failure();
-  int64_t tp = getTensorParallelDegree(*this);
-  if (failed(report(*this, model::checkAttention(
-                               input.getDimSize(2), getHeads(), getKvHeads(),
-                               getHeadDim().value_or(0), tp))))
+  model::Bindings env =
+      opBindings(*this, input,
+                 {{model::Param::Heads, getHeads()},
+                  {model::Param::KvHeads, getKvHeads()}});
+  if (getHeadDim())
+    env.set(model::Param::HeadDim, *getHeadDim());
+  if (failed(report(*this, model::checkBindings(env))))
     return failure();
   if (getHeadDim() && *getHeadDim() == 0)
     return report(*this, model::checkPositive("head_dim", 0));
-  model::ModelConfig c = baseConfig(*this, input);
-  c.attention.heads = getHeads();
-  c.attention.kvHeads = getKvHeads();
-  c.attention.headDim = getHeadDimOrDefault();
-  return verifyNoOverflow(*this, c);
+  return verifyNoOverflow(
+      *this, baseConfig(*this, input,
+                        {{model::Param::Heads, getHeads()},
+                         {model::Param::KvHeads, getKvHeads()},
+                         {model::Param::HeadDim, getHeadDimOrDefault()}}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -185,14 +205,12 @@ LogicalResult MLPOp::verify() {
   if (failed(verifyActivations(*this, input, "input")) ||
       failed(verifySameType(*this, input, getResult().getType())))
     return failure();
-  if (failed(report(*this, model::checkPositive("inner", getInner()))))
+  if (failed(report(*this, model::checkBindings(opBindings(
+                               *this, input,
+                               {{model::Param::Ffn, getInner()}})))))
     return failure();
-  int64_t tp = getTensorParallelDegree(*this);
-  if (failed(report(*this, model::checkDivisibleByTp(
-                               "M1", "inner size", getInner(), tp))))
-    return failure();
-  model::ModelConfig c = baseConfig(*this, input);
-  c.mlp.inner = getInner();
+  model::ModelConfig c =
+      baseConfig(*this, input, {{model::Param::Ffn, getInner()}});
   c.mlp.gated = getGated();
   return verifyNoOverflow(*this, c);
 }

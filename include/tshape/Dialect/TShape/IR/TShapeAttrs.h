@@ -10,6 +10,7 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "tshape/Model/Parallelism.h"
 
 #include "tshape/Dialect/TShape/IR/TShapeEnums.h.inc"
 

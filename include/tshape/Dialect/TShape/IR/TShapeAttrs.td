@@ -41,19 +41,39 @@ def TShape_MathModeAttr : EnumAttr<TShape_Dialect, TShape_MathMode, "math"> {
 
 def TShape_ParallelAttr : AttrDef<TShape_Dialect, "Parallel"> {
   let mnemonic = "parallel";
-  let summary = "parallelism of a model: the tensor-parallel degree";
+  let summary = "the parallel degrees of a run";
   let description = [{
-    Placed on a function or module as `tshape.parallel`. `tp` is the
-    tensor-parallel degree t: attention heads, the MLP inner size and the
-    vocabulary are split across t ranks, and the lowering emits the GEMMs of
-    one rank.
+    Placed on a function or module as `tshape.parallel`: the one IR form of
+    the parallel degrees (`model::Parallelism`). `tp` is the tensor-parallel
+    degree t: attention heads, the MLP inner size and the vocabulary are
+    split across t ranks, and the lowering emits the GEMMs of one rank.
+    `pp`, `dp`, `ep` and `cp` (pipeline, data, expert and context degrees)
+    are stated for the planner and the memory model; no GEMM size depends
+    on them yet. `tp` is always written; the others default to 1 and are
+    printed only when they differ.
 
     ```mlir
     func.func @m(...) attributes {tshape.parallel = #tshape.parallel<tp = 2>}
+    module attributes {tshape.parallel = #tshape.parallel<tp = 8, pp = 4, dp = 16>}
     ```
   }];
-  let parameters = (ins "int64_t":$tp);
-  let assemblyFormat = "`<` `tp` `=` $tp `>`";
+  let parameters = (ins "int64_t":$tp,
+                        DefaultValuedParameter<"int64_t", "1">:$pp,
+                        DefaultValuedParameter<"int64_t", "1">:$dp,
+                        DefaultValuedParameter<"int64_t", "1">:$ep,
+                        DefaultValuedParameter<"int64_t", "1">:$cp);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let builders = [
+    AttrBuilder<(ins "const ::tshape::model::Parallelism &":$p), [{
+      return $_get($_ctxt, p.tp, p.pp, p.dp, p.ep, p.cp);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The degrees as the plain-C++ model states them.
+    ::tshape::model::Parallelism getDegrees() const {
+      return {getTp(), getPp(), getDp(), getEp(), getCp()};
+    }
+  }];
   let genVerifyDecl = 1;
 }
 

@@ -1,7 +1,7 @@
 //===- TShapeDialect.h - tshape dialect -------------------------*- C++ -*-===//
 //
 // Declares the tshape dialect and the helpers that read the model-wide
-// attributes (tensor-parallel degree, f32 math mode) from the enclosing ops.
+// attributes (parallel degrees, f32 math mode) from the enclosing ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +15,10 @@
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h.inc"
 
 namespace tshape {
-/// The tensor-parallel degree in force at `op`: the `tshape.parallel`
-/// attribute of the nearest enclosing op (or `op` itself) that has one, or
-/// 1 when none does.
-int64_t getTensorParallelDegree(mlir::Operation *op);
+/// The parallel degrees in force at `op`: the `tshape.parallel` attribute
+/// of the nearest enclosing op (or `op` itself) that has one, or all 1 when
+/// none does.
+model::Parallelism getParallelism(mlir::Operation *op);
 
 /// Whether f32 GEMMs at `op` use TF32 tensor cores: the nearest enclosing op
 /// (or `op`) that says so with `tshape.math = #tshape.math<tf32>`, or with

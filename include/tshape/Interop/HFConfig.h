@@ -1,23 +1,19 @@
 //===- HFConfig.h - Hugging Face config.json import -------------*- C++ -*-===//
 //
 // Reads a Hugging Face `config.json` into a tshape::ModelConfig and writes
-// one back (and Megatron-LM arguments); the IR <-> ModelConfig bridge is in
-// the dialect (ModelConfigBridge.h). The key table per model_type is documented
-// in docs/importer.md.
+// one back. Plain C++: the IR <-> ModelConfig bridge is in the dialect
+// (ModelConfigBridge.h), Megatron-LM arguments in Megatron.h. The key table
+// per model_type is documented in docs/importer.md.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_IMPORT_HFCONFIG_H
-#define TSHAPE_IMPORT_HFCONFIG_H
+#ifndef TSHAPE_INTEROP_HFCONFIG_H
+#define TSHAPE_INTEROP_HFCONFIG_H
 
-#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Model/Transformer.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/JSON.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 #include <vector>
@@ -29,7 +25,7 @@ namespace tshape {
 struct ImportOptions {
   int64_t seq = 2048;
   int64_t microbatch = 4;
-  int64_t tp = 1;
+  model::Parallelism parallel;
   model::DType dtype = model::DType::BF16;
   std::string name; ///< function name; empty: derived from model_type
 };
@@ -64,11 +60,6 @@ std::optional<llvm::json::Object> exportHFConfig(const model::ModelConfig &c,
                                                  const llvm::json::Object *base,
                                                  std::string &error);
 
-/// Megatron-LM arguments for `c` (one line). `originalVocab` is the
-/// tokenizer's size, for --make-vocab-size-divisible-by.
-std::string megatronArguments(const model::ModelConfig &c,
-                              int64_t originalVocab);
-
 } // namespace tshape
 
-#endif // TSHAPE_IMPORT_HFCONFIG_H
+#endif // TSHAPE_INTEROP_HFCONFIG_H

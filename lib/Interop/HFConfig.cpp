@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Import/HFConfig.h"
+#include "tshape/Interop/HFConfig.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -15,6 +15,9 @@
 
 using namespace tshape;
 using namespace tshape::model;
+using model::getParam;
+using model::Param;
+using model::setParam;
 namespace json = llvm::json;
 
 namespace {
@@ -94,22 +97,38 @@ const TypeSpec kSpecs[] = {
      Activation::GELU, false, {}, false, true, false},
 };
 
+/// The key list of each parameter a TypeSpec names: the HF reader's key
+/// table. Import, export and hfKeysInUse walk it; the values go through the
+/// parameter table's accessors.
+struct KeyField {
+  Param param;
+  Keys TypeSpec::*keys;
+  const char *what; ///< for messages
+};
+const KeyField kKeyFields[] = {
+    {Param::Hidden, &TypeSpec::hidden, "hidden size"},
+    {Param::Heads, &TypeSpec::heads, "attention heads"},
+    {Param::KvHeads, &TypeSpec::kvHeads, "key/value heads"},
+    {Param::HeadDim, &TypeSpec::headDim, "head dimension"},
+    {Param::Ffn, &TypeSpec::inner, "MLP inner size"},
+    {Param::Vocab, &TypeSpec::vocab, "vocabulary size"},
+    {Param::Layers, &TypeSpec::layers, "layers"},
+};
+const KeyField &keyField(Param p) {
+  for (const KeyField &f : kKeyFields)
+    if (f.param == p)
+      return f;
+  return kKeyFields[0];
+}
+
 } // namespace
 
 std::vector<std::pair<model::Param, std::string>> tshape::hfKeysInUse() {
   std::vector<std::pair<model::Param, std::string>> out;
   for (const TypeSpec &t : kSpecs)
-    for (auto [p, keys] :
-         {std::pair<model::Param, const Keys *>{model::Param::Hidden,
-                                                 &t.hidden},
-          {model::Param::Heads, &t.heads},
-          {model::Param::Layers, &t.layers},
-          {model::Param::Vocab, &t.vocab},
-          {model::Param::Ffn, &t.inner},
-          {model::Param::KvHeads, &t.kvHeads},
-          {model::Param::HeadDim, &t.headDim}})
-      for (const char *k : *keys)
-        out.push_back({p, k});
+    for (const KeyField &f : kKeyFields)
+      for (const char *k : t.*f.keys)
+        out.push_back({f.param, k});
   return out;
 }
 
@@ -264,14 +283,12 @@ std::optional<Activation> parseActivation(llvm::StringRef s) {
 /// The config key a structural rule is about, to place its diagnostic.
 const char *ruleKey(const TypeSpec &spec, const Reader &r,
                     const std::string &rule) {
-  if (rule == "A4")
-    return r.find(spec.kvHeads) ? r.find(spec.kvHeads) : r.find(spec.heads);
+  // A divisibility rule is about the parameter the table names for it.
+  for (const KeyField &f : kKeyFields)
+    if (rule == model::paramInfo(f.param).splitRule && r.find(spec.*f.keys))
+      return r.find(spec.*f.keys);
   if (rule[0] == 'A')
     return r.find(spec.heads);
-  if (rule == "M1")
-    return r.find(spec.inner);
-  if (rule == "V1")
-    return r.find(spec.vocab);
   return nullptr;
 }
 } // namespace
@@ -337,54 +354,56 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   ModelConfig c;
   c.name = opts.name.empty() ? *type : opts.name;
   c.modelType = *type;
-  c.microbatch = opts.microbatch;
-  c.seq = opts.seq;
-  c.tp = opts.tp;
+  setParam(c, Param::Microbatch, opts.microbatch);
+  setParam(c, Param::Seq, opts.seq);
+  c.parallel = opts.parallel;
   c.dtype = opts.dtype;
-  auto hidden = r.size(spec->hidden, 0, "hidden size");
-  auto heads = r.size(spec->heads, 0, "attention heads");
-  auto layers = r.size(spec->layers, 0, "layers");
-  auto vocab = r.size(spec->vocab, 0, "vocabulary size");
+  // The sizes every type states.
+  for (Param p : {Param::Hidden, Param::Heads, Param::Layers, Param::Vocab}) {
+    const KeyField &f = keyField(p);
+    if (auto v = r.size(spec->*f.keys, 0, f.what))
+      setParam(c, p, *v);
+  }
   if (r.failed())
     return std::nullopt;
-  c.hidden = *hidden;
-  c.layers = *layers;
-  c.vocab = *vocab;
-  c.attention.heads = *heads;
+  const int64_t hidden = getParam(c, Param::Hidden),
+                heads = getParam(c, Param::Heads);
 
   int64_t innerDefault = spec->innerDefault;
   if (!innerDefault) {
-    auto four = checkedMul(4, c.hidden);
+    auto four = checkedMul(4, hidden);
     if (!four)
       return r.fail(r.find(spec->hidden),
-                    "hidden size " + std::to_string(c.hidden) +
+                    "hidden size " + std::to_string(hidden) +
                         " is too large: 4 x hidden overflows 64 bits",
                     std::optional<ModelConfig>());
     innerDefault = *four;
   }
-  auto inner = r.size(spec->inner, innerDefault, "MLP inner size");
+  auto inner = r.size(spec->inner, innerDefault, keyField(Param::Ffn).what);
   // Key/value heads; Falcon's own rules first.
-  std::optional<int64_t> kv = c.attention.heads;
+  const char *kvWhat = keyField(Param::KvHeads).what;
+  std::optional<int64_t> kv = heads;
   if (std::string(spec->type) == "falcon") {
     auto newArch = r.flag({"new_decoder_architecture"}, false);
     auto multiQuery = r.flag({"multi_query"}, true);
     if (newArch && *newArch)
-      kv = r.size(spec->kvHeads, c.attention.heads, "key/value heads");
+      kv = r.size(spec->kvHeads, heads, kvWhat);
     else if (multiQuery && *multiQuery)
       kv = 1;
   } else if (!spec->kvHeads.empty()) {
-    kv = r.size(spec->kvHeads, c.attention.heads, "key/value heads");
+    kv = r.size(spec->kvHeads, heads, kvWhat);
   }
   std::optional<int64_t> headDim = 0;
   if (!spec->headDim.empty() && (r.find(spec->headDim) || spec->headDimDefault))
-    headDim = r.size(spec->headDim, spec->headDimDefault, "head dimension");
+    headDim = r.size(spec->headDim, spec->headDimDefault,
+                     keyField(Param::HeadDim).what);
   auto parallel = r.flag(spec->parallelResidual, spec->parallelDefault);
   auto tied = r.flag({"tie_word_embeddings"}, spec->tiedDefault);
   const char *actKey = nullptr;
   std::optional<std::string> actName = r.string(spec->activation, &actKey);
   if (r.failed())
     return std::nullopt;
-  c.mlp.inner = *inner;
+  setParam(c, Param::Ffn, *inner);
   c.mlp.gated = spec->gated;
   c.mlp.activation = spec->activationDefault;
   if (actName) {
@@ -397,8 +416,8 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
                     std::optional<ModelConfig>());
     c.mlp.activation = *act;
   }
-  c.attention.kvHeads = *kv;
-  c.attention.headDim = *headDim;
+  setParam(c, Param::KvHeads, *kv);
+  setParam(c, Param::HeadDim, *headDim);
   c.attention.causal = spec->causal;
   c.residual = *parallel ? ResidualMode::Parallel : ResidualMode::Sequential;
   c.tiedEmbeddings = *tied;
@@ -434,9 +453,8 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
     llvm::raw_string_ostream os(text);
     os << json::Value(json::Object(*base));
     ImportOptions o;
-    o.seq = c.seq;
-    o.microbatch = c.microbatch;
-    o.tp = 1;
+    o.seq = getParam(c, Param::Seq);
+    o.microbatch = getParam(c, Param::Microbatch);
     o.dtype = c.dtype;
     ImportDiagnostic diag;
     was = importHFConfig(text, o, diag);
@@ -458,88 +476,34 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
         key = k;
     out[key] = value;
   };
-  put(spec->hidden, c.hidden, was ? was->hidden : 0);
-  put(spec->heads, c.attention.heads, was ? was->attention.heads : 0);
-  put(spec->layers, c.layers, was ? was->layers : 0);
-  put(spec->vocab, c.vocab, was ? was->vocab : 0);
-  if (spec->inner.empty() && c.mlp.inner != 4 * c.hidden) {
+  const int64_t hidden = getParam(c, Param::Hidden),
+                ffn = getParam(c, Param::Ffn),
+                kvHeads = getParam(c, Param::KvHeads);
+  if (spec->inner.empty() && ffn != 4 * hidden) {
     error = std::string("model_type '") + spec->type +
             "' has no key for an MLP inner size other than 4 x hidden";
     return std::nullopt;
   }
-  put(spec->inner, c.mlp.inner, was ? was->mlp.inner : 0);
+  for (const KeyField &f : kKeyFields) {
+    const int64_t v = getParam(c, f.param), old = was ? getParam(*was, f.param) : 0;
+    // Falcon states its key/value heads with flags; a head dim of 0 is
+    // implicit (hidden/heads) and has no key.
+    if ((f.param == Param::KvHeads && std::string(spec->type) == "falcon") ||
+        (f.param == Param::HeadDim && v == 0))
+      continue;
+    put(spec->*f.keys, v, old);
+  }
   if (std::string(spec->type) == "falcon") {
-    int64_t old = was ? was->attention.kvHeads : 0;
-    if (!was || c.attention.kvHeads != old) {
-      bool mq = c.attention.kvHeads == 1;
+    int64_t old = was ? getParam(*was, Param::KvHeads) : 0;
+    if (!was || kvHeads != old) {
+      bool mq = kvHeads == 1;
       out["multi_query"] = mq;
       out["new_decoder_architecture"] = !mq;
       if (!mq)
-        out["num_kv_heads"] = c.attention.kvHeads;
+        out["num_kv_heads"] = kvHeads;
     }
-  } else {
-    put(spec->kvHeads, c.attention.kvHeads, was ? was->attention.kvHeads : 0);
   }
-  if (c.attention.headDim)
-    put(spec->headDim, c.attention.headDim, was ? was->attention.headDim : 0);
   if (!was || was->tiedEmbeddings != c.tiedEmbeddings)
     out["tie_word_embeddings"] = c.tiedEmbeddings;
   return out;
-}
-
-std::string tshape::megatronArguments(const ModelConfig &c,
-                                      int64_t originalVocab) {
-  using model::Param;
-  // The flag of each parameter comes from the vocabulary (Params.h).
-  auto flagOf = [](Param p) { return model::paramInfo(p).megatronFlag; };
-  std::string s;
-  auto arg = [&](const char *name, int64_t v) {
-    s += std::string(s.empty() ? "" : " ") + name + " " + std::to_string(v);
-  };
-  auto flag = [&](const char *name) {
-    s += std::string(s.empty() ? "" : " ") + name;
-  };
-  arg(flagOf(Param::Layers), c.layers);
-  arg(flagOf(Param::Hidden), c.hidden);
-  arg(flagOf(Param::Heads), c.attention.heads);
-  if (c.attention.kvHeads != c.attention.heads) {
-    flag("--group-query-attention");
-    arg(flagOf(Param::KvHeads), c.attention.kvHeads);
-  }
-  if (c.attention.headDim)
-    arg(flagOf(Param::HeadDim), c.attention.headDim);
-  arg(flagOf(Param::Ffn), c.mlp.inner);
-  arg(flagOf(Param::Seq), c.seq);
-  arg("--max-position-embeddings", c.seq);
-  arg(flagOf(Param::Microbatch), c.microbatch);
-  arg(flagOf(Param::Tp), c.tp);
-  // Megatron pads the tokenizer's vocabulary up to a multiple of
-  // (divisible-by x tp): pick the largest power of two that lands exactly on
-  // the model's vocab.
-  int64_t vo = originalVocab > 0 ? originalVocab : c.vocab, best = 0;
-  for (int64_t x = 1; x <= 8192; x *= 2) {
-    int64_t m = x * c.tp;
-    if ((vo + m - 1) / m * m == c.vocab)
-      best = x;
-  }
-  if (best)
-    arg(flagOf(Param::Vocab), best);
-  else
-    s += " # vocab " + std::to_string(c.vocab) +
-         " is not reachable by Megatron's padding from " + std::to_string(vo);
-  if (c.mlp.gated && c.mlp.activation == Activation::SiLU)
-    flag("--swiglu");
-  if (!c.tiedEmbeddings)
-    flag("--untie-embeddings-and-output-weights");
-  if (c.dtype == DType::BF16)
-    flag("--bf16");
-  else if (c.dtype == DType::FP16)
-    flag("--fp16");
-  // What Megatron-LM has no argument for, said rather than dropped.
-  if (c.mlp.gated && c.mlp.activation != Activation::SiLU)
-    s += "\n# note: a gated non-SiLU MLP (GeGLU) has no Megatron-LM argument";
-  if (c.residual == ResidualMode::Parallel)
-    s += "\n# note: the parallel attention+MLP residual has no Megatron-LM "
-         "argument (GPT-NeoX: gpt_j_residual)";
-  return s;
 }
