@@ -1,8 +1,8 @@
 //===- Writers.cpp - One format rule and one way to write a report --------===//
 //
 // formatFor and writeFile of Writers.h: every pass and tool that writes a
-// report (tshape-gemm-analysis, tshape-gemm-summary, tshape-optimize-shapes)
-// picks its format and opens its file here.
+// report (tshape-gemm-analysis, tshape-gemm-summary, tshape-optimize-shapes,
+// tshape-predict, tshape-calibrate) picks its format and opens its file here.
 //
 //===----------------------------------------------------------------------===//
 

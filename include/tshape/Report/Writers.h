@@ -1,8 +1,9 @@
 //===- Writers.h - Render the report models ---------------------*- C++ -*-===//
 //
-// One JSON and one Markdown writer per report model (ReportModel.h), the
-// one rule that picks a report's format from its path, and the one helper
-// every pass and tool writes a report through.
+// One JSON and one Markdown writer per report model (ReportModel.h,
+// AccuracyReport.h), the one rule that picks a report's format from its
+// path, and the one helper every pass and tool writes a report through.
+// The prediction tools' terminal views (text) render the same models.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,9 @@
 
 namespace tshape::report {
 
+struct AccuracyReport;
+struct CalibrationReport;
+
 void writeJson(llvm::raw_ostream &os, const AnalysisReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const AnalysisReport &r);
 
@@ -25,6 +29,17 @@ void writeMarkdown(llvm::raw_ostream &os, const OptimizationReport &r);
 
 void writeJson(llvm::raw_ostream &os, const SummaryReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const SummaryReport &r);
+
+void writeJson(llvm::raw_ostream &os, const AccuracyReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const AccuracyReport &r);
+
+void writeJson(llvm::raw_ostream &os, const CalibrationReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const CalibrationReport &r);
+
+/// The terminal views: tshape-predict --compare's lines for one file of
+/// `r`, and tshape-calibrate's summary on stderr.
+void writeText(llvm::raw_ostream &os, const AccuracyReport &r, size_t file);
+void writeText(llvm::raw_ostream &os, const CalibrationReport &r);
 
 enum class Format { Json, Markdown };
 

@@ -36,10 +36,12 @@ RULES = {
         glob.glob(f"{root}/lib/Analysis/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
          "tshape/Transforms/"]),
+    # The accuracy and calibration reports build on Predict, not the
+    # reverse.
     "TShapePredict (lib/Predict)": (
         glob.glob(f"{root}/lib/Predict/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
-         "tshape/Transforms/"]),
+         "tshape/Transforms/", "tshape/Report/"]),
 }
 
 
