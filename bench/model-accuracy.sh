@@ -5,7 +5,7 @@
 #     guess constants), then on its prefill attention (from the GEMM fit);
 #     writes targets/TARGET-calibrated.json, the constants the built-in
 #     targets carry (test/Predict/builtin-constants.test checks they agree);
-#   - tshape-predict --compare on the held-out part, before (guesses) and
+#   - tshape-predict --report (JSON) on the held-out part, before (guesses) and
 #     after, per regime, with the m -> m+1 direction agreement;
 #   - each GPU predicted from another GPU's fit (how the targets without
 #     data are derived), on its held-out part;

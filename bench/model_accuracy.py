@@ -3,8 +3,10 @@
 GPU, compare before and after on the held-out part, predict each GPU from
 another's fit, and write docs/model-accuracy.md with its SVG.
 
-Python standard library only. Every figure comes from tshape-calibrate and
-tshape-predict output; nothing here models a GPU.
+Python standard library only. Every figure comes from the JSON accuracy
+reports of tshape-predict --report (docs/report-schema.md) and the target
+files tshape-calibrate writes; nothing here models a GPU and no tool's text
+output is parsed.
 """
 import argparse
 import csv
@@ -12,7 +14,6 @@ import datetime
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -43,26 +44,38 @@ def run(cmd):
     return p.stdout + p.stderr
 
 
-def parse_compare(text):
-    """tshape-predict --compare output: rows per regime and direction."""
-    out = {"regimes": {}, "direction": None}
-    for line in text.splitlines():
-        m = re.match(r"\s+(.+?)\s+(\d+)\s+([\d.]+)%\s+([\d.]+)%\s*$", line)
-        if m and m.group(1) != "regime":
-            out["regimes"][m.group(1)] = (int(m.group(2)),
-                                          float(m.group(3)),
-                                          float(m.group(4)))
-        m = re.search(r"direction m -> m\+1: (\d+) of (\d+) pairs agree "
-                      r"\(([\d.]+)%\); (\d+) are kernel-switch drops.*?, "
-                      r"(\d+) of them agree; without them ([\d.]+)%", line)
-        if m:
-            out["direction"] = dict(
-                agree=int(m.group(1)), pairs=int(m.group(2)),
-                pct=float(m.group(3)), drops=int(m.group(4)),
-                drops_agree=int(m.group(5)), without=float(m.group(6)))
+def compare(cmd, report):
+    """Runs tshape-predict `cmd` (one input file) with --report=REPORT, a
+    .json path, and returns the figures of its JSON accuracy report
+    (docs/report-schema.md): per regime (rows, median %, p90 %), and the
+    m -> m+1 direction agreement (None when no pair qualifies). Percentages
+    are rounded to the page's one decimal: the goals and the built-in check
+    are judged on the figures the page shows."""
+    run(cmd + [f"--report={report}"])
+    with open(report) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "tshape-accuracy/1" or len(doc["files"]) != 1:
+        sys.exit(f"model_accuracy: {report} is not a one-file "
+                 "tshape-accuracy/1 report")
+    figures = doc["files"][0]
+    out = {"regimes": {g["regime"]: (g["rows"], percent(g["median"]),
+                                     percent(g["p90"]))
+                       for g in figures["regimes"]},
+           "direction": None}
+    d = figures["direction"]
+    if d:
+        out["direction"] = dict(
+            agree=d["agree"], pairs=d["pairs"], pct=percent(d["agreement"]),
+            drops=d["drops"], drops_agree=d["drops_agree"],
+            without=percent(d["agreement_without_drops"]))
     if "all" not in out["regimes"]:
-        sys.exit("model_accuracy: no 'all' row in:\n" + text)
+        sys.exit(f"model_accuracy: no 'all' regime in {report}")
     return out
+
+
+def percent(fraction):
+    """A fraction as a percentage with one decimal, as the page shows it."""
+    return float(f"{100 * fraction:.1f}")
 
 
 def write_target(path, target, description, constants):
@@ -172,14 +185,16 @@ def main():
         for kind, name, extra in kinds:
             path = os.path.join(a.data, name)
             base = [predict, "--compare", "--part=held-out"] + extra
-            before = parse_compare(run(base + [f"--target={target}",
-                                               "--uncalibrated", path]))
+            stem = os.path.join(work, f"{target}-{kind[0]}")
+            before = compare(base + [f"--target={target}", "--uncalibrated",
+                                     path], f"{stem}-before.json")
             # The after figures and the held-out rows, in one run.
-            out_csv = os.path.join(work, f"{target}-{kind[0]}.csv")
-            after = parse_compare(run(base + [f"--target-file={fitted}",
-                                              path, "-o", out_csv]))
+            out_csv = f"{stem}.csv"
+            after = compare(base + [f"--target-file={fitted}", path, "-o",
+                                    out_csv], f"{stem}-after.json")
             rows = read_rows(out_csv)
-            builtin = parse_compare(run(base + [f"--target={target}", path]))
+            builtin = compare(base + [f"--target={target}", path],
+                              f"{stem}-builtin.json")
             if builtin["regimes"] != after["regimes"]:
                 sys.exit(f"model_accuracy: built-in {target} differs from "
                          f"{fitted}: update lib/Target/GpuTarget.cpp")
@@ -197,9 +212,9 @@ def main():
         derived = os.path.join(work, f"{target}-from-{origin}.json")
         write_target(derived, target, descs[target], fits[origin])
         path = os.path.join(a.data, f"gemm-{suffix}.csv")
-        r = parse_compare(run([predict, "--compare", "--part=held-out",
-                               "--dtype=bf16", f"--target-file={derived}",
-                               path]))
+        r = compare([predict, "--compare", "--part=held-out",
+                     "--dtype=bf16", f"--target-file={derived}", path],
+                    derived.replace(".json", "-report.json"))
         own = next(x for x in results
                    if x["label"] == dst and x["kind"] == "GEMM")
         cross.append((dst, origin, r, own))
@@ -272,7 +287,9 @@ def write_page(src, results, cross):
     w("```")
     w("")
     w("(and the same for `a100-80gb` with the `a100-sxm` files, `b200` with "
-      "`gemm-b200.csv`).")
+      "`gemm-b200.csv`). Each `tshape-predict` run also gets "
+      "`--report=FILE.json`, and the script takes its figures from that JSON "
+      "report ([report-schema.md](report-schema.md#the-accuracy-report)).")
     w("")
     w("## Results (held-out)")
     w("")

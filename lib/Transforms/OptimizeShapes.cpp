@@ -15,10 +15,8 @@
 #include "tshape/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 namespace tshape {
 #define GEN_PASS_DEF_TSHAPEOPTIMIZESHAPES
@@ -177,19 +175,11 @@ struct TShapeOptimizeShapesPass
       return signalPassFailure();
     if (report.empty())
       return;
-    std::string err;
-    auto file = openOutputFile(report, &err);
-    if (!file) {
+    if (llvm::Error err = report::writeReport(report, rep)) {
       emitError(module.getLoc())
-          << "tshape-optimize-shapes: cannot open report '"
-          << report.getValue() << "': " << err;
+          << "tshape-optimize-shapes: " << llvm::toString(std::move(err));
       return signalPassFailure();
     }
-    if (report::wantsMarkdown(report))
-      report::writeMarkdown(file->os(), rep);
-    else
-      report::writeJson(file->os(), rep);
-    file->keep();
   }
 };
 } // namespace

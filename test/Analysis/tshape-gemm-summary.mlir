@@ -2,6 +2,7 @@
 // RUN: tshape-opt %s --tshape-gemm-summary=output=%t.md -o /dev/null && FileCheck %s < %t.md
 // RUN: not tshape-opt %s --tshape-gemm-summary=output=/nonexistent/dir/x.md -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADFILE
 // RUN: tshape-opt %s --tshape-gemm-summary=output=%t.json -o /dev/null && FileCheck %s --check-prefix=JSON < %t.json
+// RUN: tshape-opt %s --tshape-gemm-summary=output=%t.txt -o /dev/null && FileCheck %s --check-prefix=JSON < %t.txt
 
 // The summary reads any static contraction: named ops with or without
 // tshape roles, a linalg.generic contraction, and reports dynamic ones as
@@ -13,8 +14,10 @@
 // CHECK: | mlp_up | 3 | 1 | 64 | 128 | 256 |
 // CHECK: | linalg.generic | - | 1 | 8 | 16 | 32 |
 // CHECK: 3 GEMMs, 0.00 TFLOP in all; not read as GEMMs: 1 dynamic shape
-// BADFILE: error: cannot open summary output '/nonexistent/dir/x.md'
-// The same report model as JSON (tshape/Report/Writers.h).
+// BADFILE: error: cannot open report '/nonexistent/dir/x.md': No such file or directory
+// The same report model as JSON (tshape/Report/Writers.h), for .json and,
+// by the rule every report follows (report::formatFor), any name but - and
+// .md.
 // JSON: "schema": "tshape-summary/1"
 // JSON: "role": "linalg.matmul",
 // JSON: "role": "mlp_up",

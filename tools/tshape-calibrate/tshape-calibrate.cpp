@@ -5,15 +5,17 @@
 // tshape-predict reads with a measured column: tshape-bench-gemms output,
 // bench/gpu-sweeps.sh calibration rows, the aiconfigurator GEMM and prefill
 // attention files) on the fitting part of the shape split, and reports the
-// error on both parts before and after. The output is a target file for
+// error on both parts before and after (report::CalibrationReport: text on
+// stderr, JSON or Markdown with --report). The output is a target file for
 // target-file=.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Predict/Calibration.h"
+#include "tshape/Report/AccuracyReport.h"
+#include "tshape/Report/Writers.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,6 +45,11 @@ cl::opt<std::string> output("o",
                             cl::desc("write the fitted target file here "
                                      "(default: stdout)"),
                             cl::init("-"));
+cl::opt<std::string> reportPath(
+    "report",
+    cl::desc("also write the fit report: a .json file, a .md file, or - "
+             "for Markdown on stdout (needs -o FILE; docs/report-schema.md)"),
+    cl::init(""));
 
 int fail(const std::string &msg) {
   llvm::errs() << "tshape-calibrate: error: " << msg << "\n";
@@ -58,6 +65,9 @@ int main(int argc, char **argv) {
       "kernels\n\nInput: any table tshape-predict reads (docs/predict.md) "
       "with a measured_us or\nlatency_us column, e.g. tshape-bench-gemms "
       "output (batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n");
+  if (reportPath == "-" && output == "-")
+    return fail("--report=- and the fitted target (-o, default stdout) "
+                "both write to stdout; give -o FILE");
   std::string error;
   std::optional<target::GpuTarget> base =
       target::resolveTarget(targetName, targetFile, error);
@@ -91,56 +101,28 @@ int main(int argc, char **argv) {
     return fail("no row with a measured time (a latency_us or measured_us "
                 "column)" +
                 std::string(only ? " of dtype " + dtypeOpt : ""));
-  CalibrationResult r;
-  if (!calibrate(rows, *base, r, error))
+  report::CalibrationReport rep;
+  rep.start = *base;
+  rep.dtype = dtypeOpt;
+  rep.measurements = rows.size();
+  if (!calibrate(rows, *base, rep.result, error))
     return fail(error);
-  auto pct = [](double v) { return llvm::format("%.1f%%", 100 * v); };
-  llvm::errs() << "tshape-calibrate: " << rows.size() << " measurements, "
-               << r.fitRows << " to fit, " << r.heldOutRows
-               << " held out (no (n, k) or (heads, kv_heads) shape in "
-                  "both)\n  fitted:";
-  const char *sep = " ";
-  for (const FitParam &p : target::modelConstants()) {
-    bool skipped = false;
-    for (const FitParam &u : r.unidentified)
-      skipped |= u.key == p.key;
-    if (skipped)
-      continue;
-    llvm::errs() << sep << p.key << " "
-                 << llvm::format("%.3f", r.fitted.*p.field);
-    sep = ", ";
-  }
-  llvm::errs() << "\n";
-  auto line = [&](const char *what, const ErrorStats &b, const ErrorStats &a) {
-    llvm::errs() << "  " << what
-                 << " |predicted - measured| / measured: median "
-                 << pct(b.median) << " -> " << pct(a.median) << ", p90 "
-                 << pct(b.p90) << " -> " << pct(a.p90) << "\n";
-  };
-  line("fit", r.fitBefore, r.fitAfter);
-  if (r.heldOutRows)
-    line("held-out", r.heldOutBefore, r.heldOutAfter);
-  else
-    llvm::errs() << "  held-out: none (too few shapes to hold one out; the "
-                    "figures above are on the fitting rows)\n";
-  for (const FitParam &e : r.atEdge)
-    llvm::errs() << "tshape-calibrate: warning: " << e.key
-                 << " stopped at an edge of its range ["
-                 << llvm::format("%.2f", e.lo) << ", "
-                 << llvm::format("%.2f", e.hi)
-                 << "]: the measurements are probably not from a "
-                 << base->name << " GPU, or show an effect the model lacks\n";
+  report::writeText(llvm::errs(), rep);
   std::string baseName = targetFile.empty() ? targetName.getValue()
                                             : base->name;
-  std::string json = targetFileJson(r.fitted, baseName);
+  std::string json = targetFileJson(rep.result.fitted, baseName);
   if (output == "-") {
     llvm::outs() << json;
-    return 0;
+  } else {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(output, ec);
+    if (ec)
+      return fail("cannot write '" + output + "': " + ec.message());
+    os << json;
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(output, ec);
-  if (ec)
-    return fail("cannot write '" + output + "': " + ec.message());
-  os << json;
+  // After the fitted target, which a bad report path does not lose.
+  if (!reportPath.empty())
+    if (llvm::Error err = report::writeReport(reportPath, rep))
+      return fail(llvm::toString(std::move(err)));
   return 0;
 }

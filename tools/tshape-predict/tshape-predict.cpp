@@ -1,25 +1,28 @@
 //===- tshape-predict.cpp - Predicted times for a list of kernels ---------===//
 //
 // tshape-predict [--target=T] FILE.csv... [-o OUT.csv] [--compare]
+//                [--report=REPORT.json|.md|-]
 //
 // Reads lists of kernels (GEMMs or prefill attention; the formats of
 // docs/predict.md, including the measured files of NVIDIA's aiconfigurator
 // database as they are) and writes every row back with `predicted_us`
-// appended. With --compare it prints, per file and per regime, the median
-// and 90th-percentile error against the measured column and the m -> m+1
-// direction agreement. Plain C++ on the cost-model libraries: no MLIR.
+// appended. The accuracy report (report::AccuracyReport: per file and
+// regime, the median and 90th-percentile error against the measured column
+// and the m -> m+1 direction agreement) is printed as text with --compare
+// and written as JSON or Markdown with --report. Plain C++ on the
+// cost-model libraries: no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Predict/Accuracy.h"
+#include "tshape/Report/AccuracyReport.h"
+#include "tshape/Report/Writers.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,11 +49,16 @@ cl::opt<bool> uncalibrated(
 cl::opt<std::string> output(
     "o",
     cl::desc("write the rows with predicted_us here (default: stdout; with "
-             "--compare, not written unless -o is given)"),
+             "--compare or --report, not written unless -o is given)"),
     cl::init(""));
 cl::opt<bool> compare("compare",
                       cl::desc("print the error against the measured "
                                "column, per file and regime"));
+cl::opt<std::string> reportPath(
+    "report",
+    cl::desc("write the --compare figures as a report: a .json file, a .md "
+             "file, or - for Markdown on stdout (docs/report-schema.md)"),
+    cl::init(""));
 cl::opt<std::string> partOpt(
     "part",
     cl::desc("compare and write only the rows of this part of the shape "
@@ -113,68 +121,6 @@ private:
   std::map<std::string, std::unique_ptr<target::GpuTarget>> byGpu;
 };
 
-std::string pct(double v) {
-  char buf[32];
-  snprintf(buf, sizeof(buf), "%.1f%%", 100 * v);
-  return buf;
-}
-
-void printComparison(llvm::raw_ostream &os, const KernelTable &table,
-                     const std::vector<double> &predicted,
-                     const std::string &targetLabel, Part part) {
-  std::vector<const KernelRow *> rows;
-  std::vector<double> preds;
-  size_t unmeasured = 0, noKernel = 0;
-  for (size_t i = 0; i < table.rows.size(); ++i) {
-    const KernelRow &r = table.rows[i];
-    if (!selected(r, part))
-      continue;
-    if (!r.measuredUs) {
-      ++unmeasured;
-      continue;
-    }
-    if (!(predicted[i] > 0)) {
-      ++noKernel;
-      continue;
-    }
-    rows.push_back(&r);
-    preds.push_back(predicted[i]);
-  }
-  os << table.name << ": " << rows.size() << " measured rows on "
-     << targetLabel << " (part " << partName(part)
-     << (dtypeOpt.empty() ? std::string() : ", dtype " + dtypeOpt) << ")";
-  if (unmeasured)
-    os << ", " << unmeasured << " without a measurement";
-  if (noKernel)
-    os << ", " << noKernel << " with no kernel on the target";
-  os << "\n";
-  if (rows.empty())
-    return;
-  os << llvm::format("  %-14s %7s %8s %8s\n", "regime", "rows", "median",
-                     "p90");
-  for (Regime g : kRegimes) {
-    std::vector<double> e;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (inRegime(*rows[i], g))
-        e.push_back(std::fabs(preds[i] - *rows[i]->measuredUs) /
-                    *rows[i]->measuredUs);
-    if (e.empty())
-      continue;
-    ErrorStats s = errorStats(std::move(e));
-    os << llvm::format("  %-14s %7zu %8s %8s\n", regimeName(g), s.count,
-                       pct(s.median).c_str(), pct(s.p90).c_str());
-  }
-  DirectionStats d = directionAgreement(rows, preds);
-  if (d.pairs)
-    os << "  direction m -> m+1: " << d.agree << " of " << d.pairs
-       << " pairs agree (" << pct(d.agreement()) << "); " << d.drops
-       << " are kernel-switch drops (measured time falls > 10%), "
-       << d.dropsAgree << " of them agree; without them "
-       << pct(d.agreementWithoutDrops()) << "\n";
-  else
-    os << "  direction m -> m+1: no pair of rows m, m+1 whose measured "
-          "times differ by > 10%\n";
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -197,12 +143,18 @@ int main(int argc, char **argv) {
   if (!output.empty() && inputs.size() > 1)
     return fail("-o takes one input file, got " +
                 std::to_string(inputs.size()));
+  if (reportPath == "-" && output == "-")
+    return fail("--report=- and -o - both write to stdout");
   std::string error;
   Targets targets;
   if (!targets.init(error))
     return fail(error);
   std::unique_ptr<llvm::raw_fd_ostream> out;
-  if (!output.empty() || !compare) {
+  const bool comparing = compare || !reportPath.empty();
+  report::AccuracyReport accuracy;
+  accuracy.part = *part;
+  accuracy.dtype = dtypeOpt;
+  if (!output.empty() || !comparing) {
     std::error_code ec;
     out = std::make_unique<llvm::raw_fd_ostream>(
         output.empty() ? "-" : output.getValue(), ec);
@@ -220,7 +172,7 @@ int main(int argc, char **argv) {
     }
     std::vector<double> predicted;
     std::vector<bool> keep;
-    std::string label;
+    std::vector<const target::GpuTarget *> rowTargets;
     for (const KernelRow &r : table.rows) {
       keep.push_back(selected(r, *part));
       const target::GpuTarget *t = targets.forRow(table, r, error);
@@ -228,17 +180,20 @@ int main(int argc, char **argv) {
         llvm::errs() << error << "\n";
         return 1;
       }
-      if (label.empty())
-        label = t->name;
-      else if (label != t->name && label.find(t->name) == std::string::npos)
-        label += ", " + t->name;
+      rowTargets.push_back(t);
       predicted.push_back(predictRow(r, *t));
     }
     if (out)
       *out << withPredictions(table, predicted, keep);
+    if (!comparing)
+      continue;
+    accuracy.files.push_back(
+        report::compareTable(table, predicted, keep, rowTargets));
     if (compare)
-      printComparison(llvm::outs(), table, predicted,
-                      label.empty() ? std::string("no target") : label, *part);
+      report::writeText(llvm::outs(), accuracy, accuracy.files.size() - 1);
   }
+  if (!reportPath.empty())
+    if (llvm::Error err = report::writeReport(reportPath, accuracy))
+      return fail(llvm::toString(std::move(err)));
   return 0;
 }

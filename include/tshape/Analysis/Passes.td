@@ -60,8 +60,8 @@ def TShapeGemmSummary : Pass<"tshape-gemm-summary", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "file to write the summary to ('-' for stdout; a .json file gets "
-           "JSON, anything else Markdown)">
+           "file to write the summary to: '-' (stdout) or a .md file gets "
+           "Markdown, any other name JSON">
   ];
 }
 

@@ -1,7 +1,9 @@
 //===- Writers.h - Render the report models ---------------------*- C++ -*-===//
 //
-// One JSON and one Markdown writer per report model (ReportModel.h). The
-// passes choose by the output's name (".md" or "-": Markdown).
+// One JSON and one Markdown writer per report model (ReportModel.h,
+// AccuracyReport.h), the one rule that picks a report's format from its
+// path, and the one helper every pass and tool writes a report through.
+// The prediction tools' terminal views (text) render the same models.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,9 +12,14 @@
 
 #include "tshape/Report/ReportModel.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tshape::report {
+
+struct AccuracyReport;
+struct CalibrationReport;
 
 void writeJson(llvm::raw_ostream &os, const AnalysisReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const AnalysisReport &r);
@@ -23,9 +30,46 @@ void writeMarkdown(llvm::raw_ostream &os, const OptimizationReport &r);
 void writeJson(llvm::raw_ostream &os, const SummaryReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const SummaryReport &r);
 
-/// Whether `path` asks for Markdown ("-" or a .md file).
-inline bool wantsMarkdown(llvm::StringRef path) {
-  return path == "-" || path.ends_with(".md");
+void writeJson(llvm::raw_ostream &os, const AccuracyReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const AccuracyReport &r);
+
+void writeJson(llvm::raw_ostream &os, const CalibrationReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const CalibrationReport &r);
+
+/// The terminal views: tshape-predict --compare's lines for one file of
+/// `r`, and tshape-calibrate's summary on stderr.
+void writeText(llvm::raw_ostream &os, const AccuracyReport &r, size_t file);
+void writeText(llvm::raw_ostream &os, const CalibrationReport &r);
+
+enum class Format { Json, Markdown };
+
+/// The one rule for every report a pass or tool writes: "-" (stdout) and
+/// names ending in ".md" are Markdown, for people; every other name is
+/// JSON, for programs (docs/report-schema.md).
+Format formatFor(llvm::StringRef path);
+
+/// Renders `model` in `format`.
+template <typename Model>
+void write(llvm::raw_ostream &os, const Model &model, Format format) {
+  if (format == Format::Markdown)
+    writeMarkdown(os, model);
+  else
+    writeJson(os, model);
+}
+
+/// Opens `path` ("-": stdout), lets `body` write to it and keeps the file.
+/// On failure nothing is kept and the error says "cannot open report
+/// 'PATH': REASON" or "cannot write report 'PATH': REASON"; the caller
+/// reports it in its own voice (a pass's diagnostic, a tool's error line).
+llvm::Error writeFile(llvm::StringRef path,
+                      llvm::function_ref<void(llvm::raw_ostream &)> body);
+
+/// Writes `model` to `path` in formatFor(path), through writeFile.
+template <typename Model>
+llvm::Error writeReport(llvm::StringRef path, const Model &model) {
+  Format format = formatFor(path);
+  return writeFile(path,
+                   [&](llvm::raw_ostream &os) { write(os, model, format); });
 }
 
 } // namespace tshape::report

@@ -17,10 +17,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
 
@@ -227,18 +225,11 @@ struct TShapeGemmAnalysisPass
 
     if (report.empty())
       return markAllAnalysesPreserved();
-    std::string err;
-    auto file = openOutputFile(report, &err);
-    if (!file) {
-      emitError(module.getLoc()) << "tshape-gemm-analysis: cannot open report '"
-                                 << report.getValue() << "': " << err;
+    if (llvm::Error err = report::writeReport(report, rep)) {
+      emitError(module.getLoc())
+          << "tshape-gemm-analysis: " << llvm::toString(std::move(err));
       return signalPassFailure();
     }
-    if (report::wantsMarkdown(report))
-      report::writeMarkdown(file->os(), rep);
-    else
-      report::writeJson(file->os(), rep);
-    file->keep();
     markAllAnalysesPreserved();
   }
 };

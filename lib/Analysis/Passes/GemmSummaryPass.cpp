@@ -10,9 +10,7 @@
 #include "tshape/Model/Transformer.h"
 #include "tshape/Report/Writers.h"
 
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
 
@@ -67,19 +65,10 @@ struct TShapeGemmSummaryPass
       ++rep.gemms;
     }
 
-    std::string err;
-    auto file = openOutputFile(output, &err);
-    if (!file) {
-      emitError(getOperation().getLoc())
-          << "cannot open summary output '" << output.getValue()
-          << "': " << err;
+    if (llvm::Error err = report::writeReport(output, rep)) {
+      emitError(getOperation().getLoc()) << llvm::toString(std::move(err));
       return signalPassFailure();
     }
-    if (StringRef(output).ends_with(".json"))
-      report::writeJson(file->os(), rep);
-    else
-      report::writeMarkdown(file->os(), rep);
-    file->keep();
     markAllAnalysesPreserved();
   }
 };

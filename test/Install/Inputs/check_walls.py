@@ -40,10 +40,12 @@ RULES = {
         glob.glob(f"{root}/lib/Interop/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
          "tshape/Transforms/", "tshape/Analysis/"]),
+    # The accuracy and calibration reports build on Predict, not the
+    # reverse.
     "TShapePredict (lib/Predict)": (
         glob.glob(f"{root}/lib/Predict/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
-         "tshape/Transforms/"]),
+         "tshape/Transforms/", "tshape/Report/"]),
 }
 
 
