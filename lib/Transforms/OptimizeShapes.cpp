@@ -13,6 +13,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/FileUtilities.h"
@@ -63,7 +64,7 @@ struct TShapeOptimizeShapesPass
       so.vary = std::set<std::string>(vary.begin(), vary.end());
     if (minGain < 0) {
       emitError(module.getLoc())
-          << "tshape-optimize-shapes: min-gain must be >= 0, got "
+          << passPrefix(*this) << "min-gain must be >= 0, got "
           << minGain.getValue();
       return signalPassFailure();
     }
@@ -75,7 +76,7 @@ struct TShapeOptimizeShapesPass
     {
       std::string err;
       if (!validateSearchOptions(so, err)) {
-        emitError(module.getLoc()) << "tshape-optimize-shapes: " << err;
+        emitError(module.getLoc()) << passPrefix(*this) << err;
         return signalPassFailure();
       }
     }
@@ -93,7 +94,7 @@ struct TShapeOptimizeShapesPass
       std::optional<model::ModelConfig> c =
           extractModelConfig(fn, hasVocab, err);
       if (!c) {
-        fn.emitError() << "tshape-optimize-shapes: " << err;
+        fn.emitError() << passPrefix(*this) << err;
         failedAny = true;
         continue;
       }
@@ -102,7 +103,7 @@ struct TShapeOptimizeShapesPass
         fo.vary.erase(model::paramName(model::Param::Vocab));
       std::optional<SearchResult> res = search.search(*c, fo, err);
       if (!res) {
-        fn.emitError() << "tshape-optimize-shapes: " << err;
+        fn.emitError() << passPrefix(*this) << err;
         failedAny = true;
         continue;
       }
@@ -110,14 +111,14 @@ struct TShapeOptimizeShapesPass
         std::string names;
         for (const std::string &n : res->bounded)
           names += (names.empty() ? "" : ", ") + n;
-        fn.emitRemark() << "tshape-optimize-shapes: the search stopped at its "
-                           "bound: the candidates of "
+        fn.emitRemark() << passPrefix(*this)
+                        << "the search stopped at its bound: the candidates of "
                         << names << " are the " << kMaxCandidates
                         << " values nearest the current one";
       }
       std::string summary;
       llvm::raw_string_ostream ss(summary);
-      ss << "tshape-optimize-shapes on " << tgt->name << ": "
+      ss << getArgument() << " on " << tgt->name << ": "
          << res->evaluated << " shapes evaluated, " << res->feasible
          << " feasible; ";
       if (res->changes.empty()) {
@@ -131,7 +132,7 @@ struct TShapeOptimizeShapesPass
         for (const Change &ch : res->changes) {
           std::string m;
           llvm::raw_string_ostream ms(m);
-          ms << "tshape-optimize-shapes: " << ch.parameter << " "
+          ms << passPrefix(*this) << ch.parameter << " "
              << ch.before << " -> " << ch.after << ": ";
           if (ch.speedup > 0)
             ms << llvm::format("%.3fx", ch.speedup)
@@ -181,7 +182,7 @@ struct TShapeOptimizeShapesPass
     auto file = openOutputFile(report, &err);
     if (!file) {
       emitError(module.getLoc())
-          << "tshape-optimize-shapes: cannot open report '"
+          << passPrefix(*this) << "cannot open report '"
           << report.getValue() << "': " << err;
       return signalPassFailure();
     }

@@ -12,6 +12,7 @@
 #include "tshape/Analysis/GemmModel.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,7 +70,7 @@ struct TShapePadGemmsPass
     ModuleOp module = getOperation();
     if (multiple < 0) {
       emitError(module.getLoc())
-          << "tshape-pad-gemms: multiple must be >= 0 (0: the target's "
+          << passPrefix(*this) << "multiple must be >= 0 (0: the target's "
              "best alignment), got "
           << multiple.getValue();
       return signalPassFailure();
@@ -162,7 +163,7 @@ struct TShapePadGemmsPass
     if (!force && net <= 1.0) {
       std::string msg;
       llvm::raw_string_ostream ms(msg);
-      ms << "tshape-pad-gemms: not padded: " << what << " predicts "
+      ms << passPrefix(*this) << "not padded: " << what << " predicts "
          << llvm::format("%.1f", before.predictedUs) << " -> "
          << llvm::format("%.1f", after.predictedUs) << " us + "
          << llvm::format("%.1f", copyUs) << " us of copies (no net gain)";
@@ -236,7 +237,7 @@ struct TShapePadGemmsPass
     }
     std::string msg;
     llvm::raw_string_ostream ms(msg);
-    ms << "tshape-pad-gemms: padded " << what << ": predicted "
+    ms << passPrefix(*this) << "padded " << what << ": predicted "
        << llvm::format("%.1f", before.predictedUs) << " -> "
        << llvm::format("%.1f", after.predictedUs) << " us + "
        << llvm::format("%.1f", copyUs) << " us of pad copies = "

@@ -12,6 +12,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Runtime/Runtime.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -79,14 +80,14 @@ struct TShapeRunGemmsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (backend != "cpu" && backend != "cublas") {
-      emitError(module.getLoc()) << "tshape-run-gemms: backend must be cpu "
+      emitError(module.getLoc()) << passPrefix(*this) << "backend must be cpu "
                                     "or cublas, got '"
                                  << backend.getValue() << "'";
       return signalPassFailure();
     }
     if (iters < 1 || warmup < 0) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: iters must be >= 1 and warmup >= 0";
+          << passPrefix(*this) << "iters must be >= 1 and warmup >= 0";
       return signalPassFailure();
     }
     std::string path = runtimeLib.empty() ? defaultLibrary() : runtimeLib;
@@ -95,7 +96,7 @@ struct TShapeRunGemmsPass
         llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &err);
     if (!lib.isValid()) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: cannot load the runtime '" << path
+          << passPrefix(*this) << "cannot load the runtime '" << path
           << "': " << err << " (set runtime-lib= or TSHAPE_RUNTIME_LIB)";
       return signalPassFailure();
     }
@@ -114,7 +115,7 @@ struct TShapeRunGemmsPass
         !get(api.check, "tshapeRtCheckGemm") ||
         !get(api.tolerance, "tshapeRtCheckTolerance")) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: '" << path
+          << passPrefix(*this) << "'" << path
           << "' is not the tshape runtime (missing tshapeRt symbols)";
       return signalPassFailure();
     }
@@ -124,7 +125,7 @@ struct TShapeRunGemmsPass
         &ctx);
     if (st != TSHAPE_RT_OK) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: backend " << backend.getValue() << ": "
+          << passPrefix(*this) << "backend " << backend.getValue() << ": "
           << api.statusString(st) << ": " << api.lastError(ctx);
       api.destroy(ctx);
       return signalPassFailure();
@@ -140,7 +141,7 @@ struct TShapeRunGemmsPass
     const GemmCollection &collection = getAnalysis<GemmCollection>();
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
-      sk.op->emitRemark() << "tshape-run-gemms: skipped: " << sk.reason;
+      sk.op->emitRemark() << passPrefix(*this) << "skipped: " << sk.reason;
     }
     auto runOne = [&](const CollectedGemm &g) -> WalkResult {
       Operation *op = g.op;
@@ -154,7 +155,7 @@ struct TShapeRunGemmsPass
       if (!dtype || spent + cost > budget) {
         ++skipped;
         InFlightDiagnostic diag =
-            op->emitRemark() << "tshape-run-gemms: skipped: ";
+            op->emitRemark() << passPrefix(*this) << "skipped: ";
         if (dtype)
           diag << llvm::formatv(
               "its {0} runs of {1} GFLOP would take the total to {2} GFLOP, "
@@ -175,7 +176,7 @@ struct TShapeRunGemmsPass
       tshapeRtGemmResult res{};
       tshapeRtStatus s = api.time(ctx, &desc, &res);
       if (s != TSHAPE_RT_OK) {
-        op->emitError() << "tshape-run-gemms: " << api.statusString(s)
+        op->emitError() << passPrefix(*this) << api.statusString(s)
                         << ": " << api.lastError(ctx);
         return WalkResult::interrupt();
       }
@@ -197,7 +198,7 @@ struct TShapeRunGemmsPass
         double rel = 0;
         s = api.check(ctx, &desc, samples, &rel);
         if (s != TSHAPE_RT_OK) {
-          op->emitError() << "tshape-run-gemms: check: "
+          op->emitError() << passPrefix(*this) << "check: "
                           << api.statusString(s) << ": "
                           << api.lastError(ctx);
           return WalkResult::interrupt();
@@ -205,13 +206,13 @@ struct TShapeRunGemmsPass
         d.maxRelError = rel;
         double tol = api.tolerance(rtDType(*dtype), shape->k);
         if (rel > tol) {
-          op->emitError() << "tshape-run-gemms: check failed: error "
+          op->emitError() << passPrefix(*this) << "check failed: error "
                           << llvm::formatv("{0:e2}", rel) << " > "
                           << model::dtypeName(*dtype) << " tolerance "
                           << llvm::formatv("{0:e1}", tol);
           return WalkResult::interrupt();
         }
-        op->emitRemark() << "tshape-run-gemms: check: error "
+        op->emitRemark() << passPrefix(*this) << "check: error "
                          << llvm::formatv("{0:e2}", rel) << " <= "
                          << model::dtypeName(*dtype) << " tolerance "
                          << llvm::formatv("{0:e1}", tol);
@@ -233,7 +234,7 @@ struct TShapeRunGemmsPass
     // Only attributes were added: the contractions are unchanged.
     markAllAnalysesPreserved();
     emitRemark(module.getLoc())
-        << "tshape-run-gemms on " << device << ": " << measured
+        << getArgument() << " on " << device << ": " << measured
         << " GEMMs measured, " << skipped << " skipped";
   }
 };

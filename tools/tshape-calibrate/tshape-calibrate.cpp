@@ -44,20 +44,25 @@ cl::opt<std::string> output("o",
                                      "(default: stdout)"),
                             cl::init("-"));
 
+/// The tool's name, the start of each line it writes to stderr.
+constexpr const char kTool[] = "tshape-calibrate";
+
 int fail(const std::string &msg) {
-  llvm::errs() << "tshape-calibrate: error: " << msg << "\n";
+  llvm::errs() << kTool << ": error: " << msg << "\n";
   return 1;
 }
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tshape-calibrate: fit a GPU target's model constants to measured "
-      "kernels\n\nInput: any table tshape-predict reads (docs/predict.md) "
-      "with a measured_us or\nlatency_us column, e.g. tshape-bench-gemms "
-      "output (batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n");
+  // Kept alive to the end: cl keeps the overview for --help.
+  const std::string overview =
+      std::string(kTool) +
+      ": fit a GPU target's model constants to measured kernels\n\n"
+      "Input: any table tshape-predict reads (docs/predict.md) with a "
+      "measured_us or\nlatency_us column, e.g. tshape-bench-gemms output "
+      "(batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
   std::string error;
   std::optional<target::GpuTarget> base =
       target::resolveTarget(targetName, targetFile, error);
@@ -95,7 +100,7 @@ int main(int argc, char **argv) {
   if (!calibrate(rows, *base, r, error))
     return fail(error);
   auto pct = [](double v) { return llvm::format("%.1f%%", 100 * v); };
-  llvm::errs() << "tshape-calibrate: " << rows.size() << " measurements, "
+  llvm::errs() << kTool << ": " << rows.size() << " measurements, "
                << r.fitRows << " to fit, " << r.heldOutRows
                << " held out (no (n, k) or (heads, kv_heads) shape in "
                   "both)\n  fitted:";
@@ -124,7 +129,7 @@ int main(int argc, char **argv) {
     llvm::errs() << "  held-out: none (too few shapes to hold one out; the "
                     "figures above are on the fitting rows)\n";
   for (const FitParam &e : r.atEdge)
-    llvm::errs() << "tshape-calibrate: warning: " << e.key
+    llvm::errs() << kTool << ": warning: " << e.key
                  << " stopped at an edge of its range ["
                  << llvm::format("%.2f", e.lo) << ", "
                  << llvm::format("%.2f", e.hi)

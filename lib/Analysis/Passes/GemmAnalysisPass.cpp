@@ -14,6 +14,7 @@
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -66,7 +67,7 @@ struct TShapeGemmAnalysisPass
     ModuleOp module = getOperation();
     if (threshold < 0 || threshold >= 1) {
       emitError(module.getLoc())
-          << "tshape-gemm-analysis: threshold must be in [0, 1), got "
+          << passPrefix(*this) << "threshold must be in [0, 1), got "
           << threshold.getValue();
       return signalPassFailure();
     }
@@ -74,7 +75,7 @@ struct TShapeGemmAnalysisPass
       remarks = clRemarks.getValue();
     if (remarks != "none" && remarks != "flagged" && remarks != "all") {
       emitError(module.getLoc())
-          << "tshape-gemm-analysis: remarks must be none, flagged or all, "
+          << passPrefix(*this) << "remarks must be none, flagged or all, "
              "got '"
           << remarks.getValue() << "'";
       return signalPassFailure();
@@ -93,7 +94,7 @@ struct TShapeGemmAnalysisPass
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
       if (remarks == "all")
-        sk.op->emitRemark() << "tshape-gemm-analysis: skipped: " << sk.reason;
+        sk.op->emitRemark() << passPrefix(*this) << "skipped: " << sk.reason;
     }
     for (const CollectedGemm &g : collection.gemms()) {
       Operation *op = g.op;
@@ -101,7 +102,7 @@ struct TShapeGemmAnalysisPass
       if (!g.dtype) {
         ++skipped;
         if (remarks == "all")
-          op->emitRemark() << "tshape-gemm-analysis: skipped: element type "
+          op->emitRemark() << passPrefix(*this) << "skipped: element type "
                            << g.elementType << " has no GEMM model";
         continue;
       }
@@ -230,7 +231,7 @@ struct TShapeGemmAnalysisPass
     std::string err;
     auto file = openOutputFile(report, &err);
     if (!file) {
-      emitError(module.getLoc()) << "tshape-gemm-analysis: cannot open report '"
+      emitError(module.getLoc()) << passPrefix(*this) << "cannot open report '"
                                  << report.getValue() << "': " << err;
       return signalPassFailure();
     }
