@@ -79,12 +79,6 @@ struct TShapeRunGemmsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (backend != "cpu" && backend != "cublas") {
-      emitError(module.getLoc()) << passPrefix(*this) << "backend must be cpu "
-                                    "or cublas, got '"
-                                 << backend.getValue() << "'";
-      return signalPassFailure();
-    }
     if (iters < 1 || warmup < 0) {
       emitError(module.getLoc())
           << passPrefix(*this) << "iters must be >= 1 and warmup >= 0";
@@ -120,12 +114,15 @@ struct TShapeRunGemmsPass
       return signalPassFailure();
     }
     tshapeRtContext *ctx = nullptr;
+    // The runtime names its backends as backend= spells them.
+    const std::string backendName =
+        backend.getParser().findArgStrForValue(backend)->str();
     tshapeRtStatus st = api.create(
-        backend.c_str(), backendLib.empty() ? nullptr : backendLib.c_str(),
+        backendName.c_str(), backendLib.empty() ? nullptr : backendLib.c_str(),
         &ctx);
     if (st != TSHAPE_RT_OK) {
       emitError(module.getLoc())
-          << passPrefix(*this) << "backend " << backend.getValue() << ": "
+          << passPrefix(*this) << "backend " << backendName << ": "
           << api.statusString(st) << ": " << api.lastError(ctx);
       api.destroy(ctx);
       return signalPassFailure();
@@ -133,8 +130,9 @@ struct TShapeRunGemmsPass
     // A budget on the total work of the pass (every GEMM's FLOPs times its
     // runs), not per GEMM: the CPU reference runs about 1 GFLOP/s on one
     // thread, so its default of 8 GFLOP keeps a whole module to seconds.
-    const double budget = maxGflop >= 0 ? double(maxGflop)
-                                        : (backend == "cpu" ? 8.0 : 1e300);
+    const double budget =
+        maxGflop >= 0 ? double(maxGflop)
+                      : (backend == RunBackend::Cpu ? 8.0 : 1e300);
     double spent = 0;
     int64_t measured = 0, skipped = 0;
     uint64_t seed = 1;
@@ -181,7 +179,7 @@ struct TShapeRunGemmsPass
         return WalkResult::interrupt();
       }
       GemmMeasurement d;
-      d.backend = backend.getValue();
+      d.backend = backendName;
       d.medianUs = res.medianUs;
       d.minUs = res.minUs;
       d.maxUs = res.maxUs;

@@ -110,8 +110,13 @@ def TShapeRunGemms : Pass<"tshape-run-gemms", "::mlir::ModuleOp"> {
     is a clean error naming the cause.
   }];
   let options = [
-    Option<"backend", "backend", "std::string", /*default=*/"\"cpu\"",
-           "cpu or cublas">,
+    Option<"backend", "backend", "::tshape::RunBackend",
+           /*default=*/"::tshape::RunBackend::Cpu", "cpu or cublas",
+           [{::llvm::cl::values(
+             clEnumValN(::tshape::RunBackend::Cpu, "cpu",
+                        "the runtime's fp32 reference, everywhere"),
+             clEnumValN(::tshape::RunBackend::Cublas, "cublas",
+                        "cuBLASLt, loaded on demand"))}]>,
     Option<"warmup", "warmup", "int", /*default=*/"2", "untimed runs first">,
     Option<"iters", "iters", "int", /*default=*/"10", "timed runs (median)">,
     Option<"check", "check", "bool", /*default=*/"false",

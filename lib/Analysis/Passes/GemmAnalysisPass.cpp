@@ -36,11 +36,11 @@ using namespace tshape::analysis;
 
 /// The global form of the pass's remarks= option, as in
 /// `tshape-opt -tshape-remarks=all`; the pass option wins when given.
-static llvm::cl::opt<std::string> clRemarks(
+static llvm::cl::opt<AnalysisRemarks> clRemarks(
     "tshape-remarks",
     llvm::cl::desc("tshape-gemm-analysis diagnostics when its remarks= option "
                    "is not given: none, flagged or all"),
-    llvm::cl::init(""));
+    llvm::cl::init(AnalysisRemarks::Flagged), analysisRemarksValues());
 
 namespace {
 
@@ -71,15 +71,8 @@ struct TShapeGemmAnalysisPass
           << threshold.getValue();
       return signalPassFailure();
     }
-    if (!remarks.getNumOccurrences() && !clRemarks.empty())
+    if (!remarks.getNumOccurrences() && clRemarks.getNumOccurrences())
       remarks = clRemarks.getValue();
-    if (remarks != "none" && remarks != "flagged" && remarks != "all") {
-      emitError(module.getLoc())
-          << passPrefix(*this) << "remarks must be none, flagged or all, "
-             "got '"
-          << remarks.getValue() << "'";
-      return signalPassFailure();
-    }
     std::optional<target::GpuTarget> tgt =
         resolveTarget(module, getArgument(), targetName, targetFile);
     if (!tgt)
@@ -93,7 +86,7 @@ struct TShapeGemmAnalysisPass
     const GemmCollection &collection = getAnalysis<GemmCollection>();
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
-      if (remarks == "all")
+      if (remarks == AnalysisRemarks::All)
         sk.op->emitRemark() << passPrefix(*this) << "skipped: " << sk.reason;
     }
     for (const CollectedGemm &g : collection.gemms()) {
@@ -101,7 +94,7 @@ struct TShapeGemmAnalysisPass
       const ContractionShape *shape = &g.shape;
       if (!g.dtype) {
         ++skipped;
-        if (remarks == "all")
+        if (remarks == AnalysisRemarks::All)
           op->emitRemark() << passPrefix(*this) << "skipped: element type "
                            << g.elementType << " has no GEMM model";
         continue;
@@ -176,11 +169,11 @@ struct TShapeGemmAnalysisPass
     for (const GemmRecord &r : records)
       numFlagged += r.flagged;
 
-    if (remarks != "none")
+    if (remarks != AnalysisRemarks::None)
       for (auto &key : order) {
         auto &[index, layers] = groups[key];
         const GemmRecord &r = records[index];
-        if (!r.flagged && remarks != "all")
+        if (!r.flagged && remarks != AnalysisRemarks::All)
           continue;
         std::string msg;
         llvm::raw_string_ostream os(msg);
