@@ -69,6 +69,11 @@ def TShapePadGemms : Pass<"tshape-pad-gemms", "::mlir::ModuleOp"> {
     time unpadded; `force=true` pads anyway. The copies are never treated
     as free. A remark names each padded operand that is a constant or a
     function argument, since storing it pre-padded would remove its copy.
+
+    A GEMM whose element type the cost model does not know (integer, such
+    as i8 x i8 -> i32, or f64) has no prediction: it is padded only with
+    `force=true` (with a zero of each operand's own element type), and
+    otherwise gets a remark saying so.
   }];
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
