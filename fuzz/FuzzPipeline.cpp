@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   pm.addPass(tshape::createTShapeLowerToLinalg(lower));
   tshape::TShapeGemmAnalysisOptions analysis;
-  analysis.remarks = "none";
+  analysis.remarks = tshape::AnalysisRemarks::None;
   pm.addPass(tshape::createTShapeGemmAnalysis(analysis));
   if (choice & 8) {
     tshape::TShapePadGemmsOptions pad;

@@ -7,6 +7,7 @@
 
 #include "tshape/Analysis/Contraction.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -92,16 +93,15 @@ struct TShapeLowerLinalgToRuntimePass
         return getElementTypeOrSelf(v.getType()) == f32;
       });
       if (!ok) {
-        op->emitRemark("tshape-lower-linalg-to-runtime: left to the loop "
-                       "lowering: the runtime's compiled entry points take "
-                       "f32 operands");
+        op->emitRemark() << passPrefix(*this)
+                         << "left to the loop lowering: the runtime's "
+                            "compiled entry points take f32 operands";
         continue;
       }
       unsigned rank = isa<linalg::BatchMatmulOp>(op.getOperation()) ? 3 : 2;
       std::string why = notExpressible(op, rank);
       if (!why.empty()) {
-        op->emitRemark() << "tshape-lower-linalg-to-runtime: left to the "
-                            "loop lowering: "
+        op->emitRemark() << passPrefix(*this) << "left to the loop lowering: "
                          << why;
         continue;
       }

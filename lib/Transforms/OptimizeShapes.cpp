@@ -13,6 +13,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Format.h"
@@ -61,7 +62,7 @@ struct TShapeOptimizeShapesPass
       so.vary = std::set<std::string>(vary.begin(), vary.end());
     if (minGain < 0) {
       emitError(module.getLoc())
-          << "tshape-optimize-shapes: min-gain must be >= 0, got "
+          << passPrefix(*this) << "min-gain must be >= 0, got "
           << minGain.getValue();
       return signalPassFailure();
     }
@@ -73,7 +74,7 @@ struct TShapeOptimizeShapesPass
     {
       std::string err;
       if (!validateSearchOptions(so, err)) {
-        emitError(module.getLoc()) << "tshape-optimize-shapes: " << err;
+        emitError(module.getLoc()) << passPrefix(*this) << err;
         return signalPassFailure();
       }
     }
@@ -91,7 +92,7 @@ struct TShapeOptimizeShapesPass
       std::optional<model::ModelConfig> c =
           extractModelConfig(fn, hasVocab, err);
       if (!c) {
-        fn.emitError() << "tshape-optimize-shapes: " << err;
+        fn.emitError() << passPrefix(*this) << err;
         failedAny = true;
         continue;
       }
@@ -100,7 +101,7 @@ struct TShapeOptimizeShapesPass
         fo.vary.erase(model::paramName(model::Param::Vocab));
       std::optional<SearchResult> res = search.search(*c, fo, err);
       if (!res) {
-        fn.emitError() << "tshape-optimize-shapes: " << err;
+        fn.emitError() << passPrefix(*this) << err;
         failedAny = true;
         continue;
       }
@@ -108,14 +109,14 @@ struct TShapeOptimizeShapesPass
         std::string names;
         for (const std::string &n : res->bounded)
           names += (names.empty() ? "" : ", ") + n;
-        fn.emitRemark() << "tshape-optimize-shapes: the search stopped at its "
-                           "bound: the candidates of "
+        fn.emitRemark() << passPrefix(*this)
+                        << "the search stopped at its bound: the candidates of "
                         << names << " are the " << kMaxCandidates
                         << " values nearest the current one";
       }
       std::string summary;
       llvm::raw_string_ostream ss(summary);
-      ss << "tshape-optimize-shapes on " << tgt->name << ": "
+      ss << getArgument() << " on " << tgt->name << ": "
          << res->evaluated << " shapes evaluated, " << res->feasible
          << " feasible; ";
       if (res->changes.empty()) {
@@ -129,7 +130,7 @@ struct TShapeOptimizeShapesPass
         for (const Change &ch : res->changes) {
           std::string m;
           llvm::raw_string_ostream ms(m);
-          ms << "tshape-optimize-shapes: " << ch.parameter << " "
+          ms << passPrefix(*this) << ch.parameter << " "
              << ch.before << " -> " << ch.after << ": ";
           if (ch.speedup > 0)
             ms << llvm::format("%.3fx", ch.speedup)
@@ -177,7 +178,7 @@ struct TShapeOptimizeShapesPass
       return;
     if (llvm::Error err = report::writeReport(report, rep)) {
       emitError(module.getLoc())
-          << "tshape-optimize-shapes: " << llvm::toString(std::move(err));
+          << passPrefix(*this) << llvm::toString(std::move(err));
       return signalPassFailure();
     }
   }

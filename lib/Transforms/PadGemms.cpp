@@ -4,7 +4,9 @@
 // static linalg contractions to a multiple, when the GEMM cost model
 // predicts the padded GEMM plus its copies beats the original. Zero padding
 // keeps the results: zeros add nothing to a multiply-add sum, and padded
-// rows and columns are sliced away.
+// rows and columns are sliced away. A GEMM the model has no dtype for
+// (integer, f64) cannot be predicted: force=true pads it, otherwise a remark
+// says why it is left alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 #include "tshape/Analysis/GemmModel.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,7 +72,7 @@ struct TShapePadGemmsPass
     ModuleOp module = getOperation();
     if (multiple < 0) {
       emitError(module.getLoc())
-          << "tshape-pad-gemms: multiple must be >= 0 (0: the target's "
+          << passPrefix(*this) << "multiple must be >= 0 (0: the target's "
              "best alignment), got "
           << multiple.getValue();
       return signalPassFailure();
@@ -91,9 +94,16 @@ struct TShapePadGemmsPass
     auto dims = contractionDims(op);
     auto dtype = g.dtype;
     Type elt = g.elementType;
-    if (!dtype || failed(dims))
+    if (failed(dims))
       return;
-    int64_t eb = model::dtypeBytes(*dtype);
+    // A GEMM the cost model has no dtype for (integer, f64) has no
+    // prediction, but is padded when forced; its alignment in elements
+    // comes from its own element width.
+    int64_t eb = 1;
+    if (dtype)
+      eb = model::dtypeBytes(*dtype);
+    else if (elt.isIntOrFloat())
+      eb = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
     int64_t mult = multiple ? (int64_t)multiple
                             : std::max<int64_t>(1, tgt.bestAlignBytes / eb);
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -113,27 +123,79 @@ struct TShapePadGemmsPass
       padDims(dims->k);
     if (padded == ranges)
       return;
+    // Which operands change shape: the tensors indexed by a padded loop
+    // dimension (scalars, such as quantized_matmul's zero points, never).
+    SmallVector<bool> changes;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto t = dyn_cast<RankedTensorType>(operand.get().getType());
+      changes.push_back(
+          t && paddedShape(maps[operand.getOperandNumber()], t.getShape(),
+                           padded) != SmallVector<int64_t>(t.getShape()));
+    }
 
-    // Predict original and padded, and the copies at memory bandwidth.
-    GemmProblem p{shape->batch, shape->m, shape->n, shape->k, *dtype,
-                  shape->transA, shape->transB};
+    // (Without a dtype, p and q only name the sizes: nothing is predicted.)
+    GemmProblem p{shape->batch, shape->m, shape->n, shape->k,
+                  dtype.value_or(model::DType::FP32), shape->transA,
+                  shape->transB};
     GemmProblem q = p;
     q.m = dims->m.size() == 1 ? padded[dims->m[0]] : p.m;
     q.n = dims->n.size() == 1 ? padded[dims->n[0]] : p.n;
     q.k = mulAdd && dims->k.size() == 1 ? padded[dims->k[0]] : p.k;
+    std::string what;
+    llvm::raw_string_ostream ws(what);
+    const char *names[] = {"M", "N", "K"};
+    int64_t olds[] = {p.m, p.n, p.k}, news[] = {q.m, q.n, q.k};
+    for (int i = 0; i < 3; ++i)
+      if (olds[i] != news[i])
+        ws << (what.empty() ? "" : ", ") << names[i] << " " << olds[i]
+           << " -> " << news[i];
+
+    // No dtype, no prediction: padded only when forced, and said so. Only
+    // integer and float zeros are built (arith.constant).
+    std::string elementName;
+    llvm::raw_string_ostream(elementName) << "'" << elt << "'";
+    std::string msg;
+    llvm::raw_string_ostream ms(msg);
+    ms << passPrefix(*this);
+    if (!dtype && !elt.isIntOrFloat()) {
+      ms << "not padded: element type " << elementName
+         << " has no arith zero to pad with";
+      op->emitRemark(ms.str());
+      return;
+    }
+    if (!dtype && !force) {
+      ms << "not padded: " << what << ": element type " << elementName
+         << " has no GEMM model to predict a gain (force=true pads it)";
+      op->emitRemark(ms.str());
+      return;
+    }
+    if (!dtype)
+      ms << "padded " << what << " (forced; element type " << elementName
+         << " has no GEMM model, so no gain is predicted)";
+    else if (!predictGain(op, p, q, what, changes, maps, padded, tgt, ms)) {
+      op->emitRemark(ms.str());
+      return;
+    }
+    rewrite(op, changes, maps, padded, ms);
+  }
+
+  /// Predicts `p` padded to `q` (`what`), with the copies the pads of the
+  /// `changes` operands cost at memory bandwidth, and writes the remark to
+  /// `ms`. Returns whether to pad: a net gain, or force.
+  bool predictGain(linalg::LinalgOp op, const GemmProblem &p,
+                   const GemmProblem &q, StringRef what, ArrayRef<bool> changes,
+                   ArrayRef<AffineMap> maps, ArrayRef<int64_t> padded,
+                   const target::GpuTarget &tgt, llvm::raw_string_ostream &ms) {
     GemmEstimate before = estimateGemm(p, tgt), after = estimateGemm(q, tgt);
     double bw = tgt.memoryBandwidthGBs * 1e9 * tgt.memoryEfficiency;
     double copyUs = 0;
-    SmallVector<bool> changes;
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (OpOperand &operand : op->getOpOperands()) {
+      if (!changes[operand.getOperandNumber()])
+        continue;
       auto t = cast<RankedTensorType>(operand.get().getType());
       SmallVector<int64_t> ps = paddedShape(
           maps[operand.getOperandNumber()], t.getShape(), padded);
-      bool change = ps != SmallVector<int64_t>(t.getShape());
-      changes.push_back(change);
-      if (!change)
-        continue;
       // A pad reads the source and writes the padded tensor. A filled
       // init (linalg.fill of tensor.empty) is instead rebuilt at the padded
       // size: only the extra elements are written. The slice back is a view
@@ -151,25 +213,28 @@ struct TShapePadGemmsPass
       copyUs += bytes / bw * 1e6 + launches * tgt.launchOverheadUs;
     }
     double net = before.predictedUs / (after.predictedUs + copyUs);
-    std::string what;
-    llvm::raw_string_ostream ws(what);
-    const char *names[] = {"M", "N", "K"};
-    int64_t olds[] = {p.m, p.n, p.k}, news[] = {q.m, q.n, q.k};
-    for (int i = 0; i < 3; ++i)
-      if (olds[i] != news[i])
-        ws << (what.empty() ? "" : ", ") << names[i] << " " << olds[i]
-           << " -> " << news[i];
     if (!force && net <= 1.0) {
-      std::string msg;
-      llvm::raw_string_ostream ms(msg);
-      ms << "tshape-pad-gemms: not padded: " << what << " predicts "
+      ms << "not padded: " << what << " predicts "
          << llvm::format("%.1f", before.predictedUs) << " -> "
          << llvm::format("%.1f", after.predictedUs) << " us + "
          << llvm::format("%.1f", copyUs) << " us of copies (no net gain)";
-      op->emitRemark(ms.str());
-      return;
+      return false;
     }
+    ms << "padded " << what << ": predicted "
+       << llvm::format("%.1f", before.predictedUs) << " -> "
+       << llvm::format("%.1f", after.predictedUs) << " us + "
+       << llvm::format("%.1f", copyUs) << " us of pad copies = "
+       << llvm::format("%.2fx", net) << (force ? " (forced)" : "");
+    return true;
+  }
 
+  /// Replaces `op` by its padded form: each changed operand zero-padded (a
+  /// filled init rebuilt at the padded size), the clone on the padded
+  /// operands, and slices of the original sizes. `ms` holds the remark so
+  /// far; the operands that could be stored pre-padded are added to it.
+  void rewrite(linalg::LinalgOp op, ArrayRef<bool> changes,
+               ArrayRef<AffineMap> maps, ArrayRef<int64_t> padded,
+               llvm::raw_string_ostream &ms) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     // Each operand is padded with a zero of its own element type: an f32
@@ -234,13 +299,6 @@ struct TShapePadGemmsPass
       results.push_back(tensor::ExtractSliceOp::create(b, loc, t, res, offsets,
                                                        sizes, strides));
     }
-    std::string msg;
-    llvm::raw_string_ostream ms(msg);
-    ms << "tshape-pad-gemms: padded " << what << ": predicted "
-       << llvm::format("%.1f", before.predictedUs) << " -> "
-       << llvm::format("%.1f", after.predictedUs) << " us + "
-       << llvm::format("%.1f", copyUs) << " us of pad copies = "
-       << llvm::format("%.2fx", net) << (force ? " (forced)" : "");
     if (!stored.empty())
       ms << "; " << stored
          << " could be stored pre-padded to drop its copy";

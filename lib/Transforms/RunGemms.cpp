@@ -12,6 +12,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Runtime/Runtime.h"
 #include "tshape/Transforms/Passes.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -78,15 +79,9 @@ struct TShapeRunGemmsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (backend != "cpu" && backend != "cublas") {
-      emitError(module.getLoc()) << "tshape-run-gemms: backend must be cpu "
-                                    "or cublas, got '"
-                                 << backend.getValue() << "'";
-      return signalPassFailure();
-    }
     if (iters < 1 || warmup < 0) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: iters must be >= 1 and warmup >= 0";
+          << passPrefix(*this) << "iters must be >= 1 and warmup >= 0";
       return signalPassFailure();
     }
     std::string path = runtimeLib.empty() ? defaultLibrary() : runtimeLib;
@@ -95,7 +90,7 @@ struct TShapeRunGemmsPass
         llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &err);
     if (!lib.isValid()) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: cannot load the runtime '" << path
+          << passPrefix(*this) << "cannot load the runtime '" << path
           << "': " << err << " (set runtime-lib= or TSHAPE_RUNTIME_LIB)";
       return signalPassFailure();
     }
@@ -114,17 +109,20 @@ struct TShapeRunGemmsPass
         !get(api.check, "tshapeRtCheckGemm") ||
         !get(api.tolerance, "tshapeRtCheckTolerance")) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: '" << path
+          << passPrefix(*this) << "'" << path
           << "' is not the tshape runtime (missing tshapeRt symbols)";
       return signalPassFailure();
     }
     tshapeRtContext *ctx = nullptr;
+    // The runtime names its backends as backend= spells them.
+    const std::string backendName =
+        backend.getParser().findArgStrForValue(backend)->str();
     tshapeRtStatus st = api.create(
-        backend.c_str(), backendLib.empty() ? nullptr : backendLib.c_str(),
+        backendName.c_str(), backendLib.empty() ? nullptr : backendLib.c_str(),
         &ctx);
     if (st != TSHAPE_RT_OK) {
       emitError(module.getLoc())
-          << "tshape-run-gemms: backend " << backend.getValue() << ": "
+          << passPrefix(*this) << "backend " << backendName << ": "
           << api.statusString(st) << ": " << api.lastError(ctx);
       api.destroy(ctx);
       return signalPassFailure();
@@ -132,15 +130,16 @@ struct TShapeRunGemmsPass
     // A budget on the total work of the pass (every GEMM's FLOPs times its
     // runs), not per GEMM: the CPU reference runs about 1 GFLOP/s on one
     // thread, so its default of 8 GFLOP keeps a whole module to seconds.
-    const double budget = maxGflop >= 0 ? double(maxGflop)
-                                        : (backend == "cpu" ? 8.0 : 1e300);
+    const double budget =
+        maxGflop >= 0 ? double(maxGflop)
+                      : (backend == RunBackend::Cpu ? 8.0 : 1e300);
     double spent = 0;
     int64_t measured = 0, skipped = 0;
     uint64_t seed = 1;
     const GemmCollection &collection = getAnalysis<GemmCollection>();
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
-      sk.op->emitRemark() << "tshape-run-gemms: skipped: " << sk.reason;
+      sk.op->emitRemark() << passPrefix(*this) << "skipped: " << sk.reason;
     }
     auto runOne = [&](const CollectedGemm &g) -> WalkResult {
       Operation *op = g.op;
@@ -154,7 +153,7 @@ struct TShapeRunGemmsPass
       if (!dtype || spent + cost > budget) {
         ++skipped;
         InFlightDiagnostic diag =
-            op->emitRemark() << "tshape-run-gemms: skipped: ";
+            op->emitRemark() << passPrefix(*this) << "skipped: ";
         if (dtype)
           diag << llvm::formatv(
               "its {0} runs of {1} GFLOP would take the total to {2} GFLOP, "
@@ -175,12 +174,12 @@ struct TShapeRunGemmsPass
       tshapeRtGemmResult res{};
       tshapeRtStatus s = api.time(ctx, &desc, &res);
       if (s != TSHAPE_RT_OK) {
-        op->emitError() << "tshape-run-gemms: " << api.statusString(s)
+        op->emitError() << passPrefix(*this) << api.statusString(s)
                         << ": " << api.lastError(ctx);
         return WalkResult::interrupt();
       }
       GemmMeasurement d;
-      d.backend = backend.getValue();
+      d.backend = backendName;
       d.medianUs = res.medianUs;
       d.minUs = res.minUs;
       d.maxUs = res.maxUs;
@@ -197,7 +196,7 @@ struct TShapeRunGemmsPass
         double rel = 0;
         s = api.check(ctx, &desc, samples, &rel);
         if (s != TSHAPE_RT_OK) {
-          op->emitError() << "tshape-run-gemms: check: "
+          op->emitError() << passPrefix(*this) << "check: "
                           << api.statusString(s) << ": "
                           << api.lastError(ctx);
           return WalkResult::interrupt();
@@ -205,13 +204,13 @@ struct TShapeRunGemmsPass
         d.maxRelError = rel;
         double tol = api.tolerance(rtDType(*dtype), shape->k);
         if (rel > tol) {
-          op->emitError() << "tshape-run-gemms: check failed: error "
+          op->emitError() << passPrefix(*this) << "check failed: error "
                           << llvm::formatv("{0:e2}", rel) << " > "
                           << model::dtypeName(*dtype) << " tolerance "
                           << llvm::formatv("{0:e1}", tol);
           return WalkResult::interrupt();
         }
-        op->emitRemark() << "tshape-run-gemms: check: error "
+        op->emitRemark() << passPrefix(*this) << "check: error "
                          << llvm::formatv("{0:e2}", rel) << " <= "
                          << model::dtypeName(*dtype) << " tolerance "
                          << llvm::formatv("{0:e1}", tol);
@@ -233,7 +232,7 @@ struct TShapeRunGemmsPass
     // Only attributes were added: the contractions are unchanged.
     markAllAnalysesPreserved();
     emitRemark(module.getLoc())
-        << "tshape-run-gemms on " << device << ": " << measured
+        << getArgument() << " on " << device << ": " << measured
         << " GEMMs measured, " << skipped << " skipped";
   }
 };

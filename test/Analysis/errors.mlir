@@ -4,7 +4,12 @@
 // RUN: not tshape-opt %s --tshape-gemm-analysis="threshold=-0.5" 2>&1 | FileCheck %s --check-prefix=THRESH
 // THRESH: error: tshape-gemm-analysis: threshold must be in [0, 1), got -5.000000e-01
 // RUN: not tshape-opt %s --tshape-gemm-analysis="remarks=some" 2>&1 | FileCheck %s --check-prefix=REMARKS
-// REMARKS: error: tshape-gemm-analysis: remarks must be none, flagged or all, got 'some'
+// remarks= is an enum option: a word other than none, flagged or all is
+// rejected by the option parser, before the pass runs (likewise the global
+// -tshape-remarks).
+// REMARKS: for the --remarks option: Cannot find option named 'some'!
+// RUN: not tshape-opt %s --tshape-gemm-analysis -tshape-remarks=some 2>&1 | FileCheck %s --check-prefix=GREMARKS
+// GREMARKS: for the --tshape-remarks option: Cannot find option named 'some'!
 // RUN: not tshape-opt %s --tshape-gemm-analysis="target-file=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: error: tshape-gemm-analysis: cannot read target file '{{.*}}missing.json': No such file or directory
 // RUN: not tshape-opt %s --tshape-gemm-analysis="target-file=%S/Inputs/bad-target.json" 2>&1 | FileCheck %s --check-prefix=BADFILE

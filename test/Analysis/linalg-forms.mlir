@@ -13,9 +13,20 @@
 // FLOPS-NEXT: linalg.matmul 1 256 128 512 33554432
 // FLOPS-NEXT: linalg.contract 1 64 32 128 1048576
 // FLOPS-NEXT: linalg.quantized_matmul 1 64 32 128 524288
+// FLOPS-NEXT: linalg.dot 1 1 1 4096 8192
+// FLOPS-NEXT: linalg.contract 1 1 1 1000 2000
 // FLOPS-NEXT: [('convolution', 1), ('reduction', 1)]
+// force=true pads the int8 quantized_matmul too, though the model has no
+// int8 path to predict it: M 64 -> 128 and N 32 -> 128 (128 one-byte
+// elements); its zero points pass through (pad-gemms-integer.mlir).
+// PAD: linalg.quantized_matmul ins(%{{.*}}, %{{.*}}, %arg2, %arg3 : tensor<128x128xi8>, tensor<128x128xi8>, i32, i32) outs(%{{.*}} : tensor<128x128xi32>)
 // A convolution is never padded as a GEMM, even with force=true.
 // PAD: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %{{.*}} : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%{{.*}} : tensor<1x56x56x64xf32>)
+// A dot has no M or N dimension to pad; only its K: 1000 -> 1024 (32 f32
+// elements); the bf16 dot's K = 4096 is aligned already.
+// PAD-LABEL: func.func @dots
+// PAD: linalg.dot ins(%{{.*}}, %{{.*}} : tensor<4096xbf16>, tensor<4096xbf16>)
+// PAD: linalg.contract {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1024xf32>, tensor<1024xf32>) outs(%{{.*}} : tensor<f32>)
 
 // Every matmul-like form is read as a GEMM with its batch, M, N and K, or
 // reported with the reason it is not. FLOPs = 2 x batch x M x N x K.
@@ -40,8 +51,14 @@
 // quantized_matmul: the zero points are scalars outside the index
 // structure; (64 x 128) . (128 x 32).
 // CHECK: | linalg.quantized_matmul | - | 1 | 64 | 32 | 128 | 0.0 |
+// A dot product is read as a GEMM of one output, M = N = 1, K = the vector
+// length: linalg.dot of two 4096-element vectors is 1 x 1 x 4096
+// (2 x 4096 = 8,192 FLOPs), and a linalg.contract with the dot maps
+// (k) -> (k), (k) -> (k), (k) -> () is the same form.
+// CHECK: | linalg.dot | - | 1 | 1 | 1 | 4096 | 0.0 |
+// CHECK: | linalg.contract | - | 1 | 1 | 1 | 1000 | 0.0 |
 // A convolution and a plain reduction are not GEMMs: counted, not read.
-// CHECK: 8 GEMMs, 0.00 TFLOP in all; not read as GEMMs: 1 convolution, 1 reduction
+// CHECK: 10 GEMMs, 0.00 TFLOP in all; not read as GEMMs: 1 convolution, 1 reduction
 
 func.func @gemv(%a: tensor<4096x11008xbf16>, %x: tensor<11008xbf16>, %y: tensor<4096xbf16>, %xt: tensor<4096xbf16>, %z: tensor<11008xbf16>, %ba: tensor<8x128x64xbf16>, %bx: tensor<8x64xbf16>, %by: tensor<8x128xbf16>) -> (tensor<4096xbf16>, tensor<11008xbf16>, tensor<8x128xbf16>) {
   // expected-warning @+1 {{linalg.matvec GEMM (1 x 4096x1x11008, bf16)}}
@@ -80,4 +97,15 @@ func.func @others(%a: tensor<64x128xi8>, %b: tensor<128x32xi8>, %za: i32, %zb: i
       linalg.yield %s : f32
     }
   return %0, %1, %2, %3 : tensor<64x32xi32>, tensor<1x56x56x64xf32>, tensor<64x32xf32>, tensor<64xf32>
+}
+
+// A dot is a 1 x 1 x K GEMM: its one output fills a sliver of a tile, so
+// the model predicts it almost all lost. The bf16 dot is less work than a
+// kernel launch: reported launch-bound, not flagged; the f32 one is flagged.
+func.func @dots(%a: tensor<4096xbf16>, %b: tensor<4096xbf16>, %c: tensor<bf16>, %x: tensor<1000xf32>, %y: tensor<1000xf32>, %z: tensor<f32>) -> (tensor<bf16>, tensor<f32>) {
+  // expected-remark @+1 {{linalg.dot GEMM (1 x 1x1x4096, bf16) on h100-sxm: predicted 3.7 us, 100% lost; launch-bound}}
+  %0 = linalg.dot ins(%a, %b : tensor<4096xbf16>, tensor<4096xbf16>) outs(%c : tensor<bf16>) -> tensor<bf16>
+  // expected-warning @+1 {{linalg.contract GEMM (1 x 1x1x1000, fp32)}}
+  %1 = linalg.contract indexing_maps = [affine_map<(k) -> (k)>, affine_map<(k) -> (k)>, affine_map<(k) -> ()>] ins(%x, %y : tensor<1000xf32>, tensor<1000xf32>) outs(%z : tensor<f32>) -> tensor<f32>
+  return %0, %1 : tensor<bf16>, tensor<f32>
 }

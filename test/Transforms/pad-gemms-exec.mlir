@@ -8,18 +8,23 @@
 // RUN: FileCheck %s --check-prefix=REMARKS < %t.remarks
 // RUN: FileCheck %s --check-prefix=VALUES < %t.padded
 //
-// Four contractions, each padded to multiples of 16:
+// Five contractions, each padded to multiples of 16:
 // REMARKS: padded M 13 -> 16, N 29 -> 32, K 37 -> 48
 // REMARKS: padded M 13 -> 16, N 29 -> 32, K 37 -> 48
 // REMARKS: padded M 9 -> 16, N 21 -> 32, K 11 -> 16
 // The max-plus contraction is not a multiply-add: zeros in K would change
 // max(a + b), so only M and N are padded.
 // REMARKS: padded M 13 -> 16, N 29 -> 32:
-// Four 2-D results printed, non-trivial values.
-// VALUES-COUNT-4: {{^\[\[-?[0-9]}}
+// The int8 batched GEMM (i32 accumulator) has no GEMM model: padded only
+// because forced, with i8 and i32 zeros; integer sums are exact, so its
+// values must match exactly too.
+// REMARKS: padded M 9 -> 16, N 21 -> 32, K 11 -> 16 (forced; element type 'i8'
+// Four f32 and one i32 2-D results printed, non-trivial values.
+// VALUES-COUNT-5: {{^\[\[ *-?[0-9]}}
 // VALUES-NOT: nan
 
 func.func private @printMemrefF32(memref<*xf32>)
+func.func private @printMemrefI32(memref<*xi32>)
 
 // sin(0.37 i + 1.13 j + seed): deterministic, non-zero, no RNG needed.
 func.func @fill2(%seed: f32, %init: tensor<?x?xf32>) -> tensor<?x?xf32> {
@@ -81,6 +86,31 @@ func.func @maxplus(%a: tensor<13x37xf32>, %b: tensor<37x29xf32>, %c: tensor<13x2
   return %r : tensor<13x29xf32>
 }
 
+// Batched int8, 3 x (9 x 11) . (11 x 21), accumulating in i32.
+func.func @ibmm(%a: tensor<3x9x11xi8>, %b: tensor<3x11x21xi8>, %c: tensor<3x9x21xi32>) -> tensor<3x9x21xi32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x9x11xi8>, tensor<3x11x21xi8>) outs(%c : tensor<3x9x21xi32>) -> tensor<3x9x21xi32>
+  return %r : tensor<3x9x21xi32>
+}
+
+// int8 inputs: trunc(100 x) of values in [-1, 1].
+func.func @to_i8(%t: tensor<?x?xf32>, %init: tensor<?x?xi8>) -> tensor<?x?xi8> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<?x?xf32>) outs(%init : tensor<?x?xi8>) {
+  ^bb0(%x: f32, %out: i8):
+    %h = arith.constant 100.0 : f32
+    %y = arith.mulf %x, %h : f32
+    %v = arith.fptosi %y : f32 to i8
+    linalg.yield %v : i8
+  } -> tensor<?x?xi8>
+  return %r : tensor<?x?xi8>
+}
+
+func.func @print2i(%t: tensor<?x?xi32>) {
+  %m = bufferization.to_buffer %t : tensor<?x?xi32> to memref<?x?xi32>
+  %u = memref.cast %m : memref<?x?xi32> to memref<*xi32>
+  call @printMemrefI32(%u) : (memref<*xi32>) -> ()
+  return
+}
+
 func.func @rand(%seed: f32, %rows: index, %cols: index) -> tensor<?x?xf32> {
   %e = tensor.empty(%rows, %cols) : tensor<?x?xf32>
   %r = call @fill2(%seed, %e) : (f32, tensor<?x?xf32>) -> tensor<?x?xf32>
@@ -130,6 +160,20 @@ func.func @main() {
 
   %r4 = call @maxplus(%a, %b, %cl) : (tensor<13x37xf32>, tensor<37x29xf32>, tensor<13x29xf32>) -> tensor<13x29xf32>
 
+  %ie1 = tensor.empty(%c27, %c11) : tensor<?x?xi8>
+  %ie2 = tensor.empty(%c33, %c21) : tensor<?x?xi8>
+  %dia = call @to_i8(%dba, %ie1) : (tensor<?x?xf32>, tensor<?x?xi8>) -> tensor<?x?xi8>
+  %dib = call @to_i8(%dbb, %ie2) : (tensor<?x?xf32>, tensor<?x?xi8>) -> tensor<?x?xi8>
+  %ia2 = tensor.cast %dia : tensor<?x?xi8> to tensor<27x11xi8>
+  %ib2 = tensor.cast %dib : tensor<?x?xi8> to tensor<33x21xi8>
+  %ia = tensor.expand_shape %ia2 [[0, 1], [2]] output_shape [3, 9, 11] : tensor<27x11xi8> into tensor<3x9x11xi8>
+  %ib = tensor.expand_shape %ib2 [[0, 1], [2]] output_shape [3, 11, 21] : tensor<33x21xi8> into tensor<3x11x21xi8>
+  %izero = arith.constant 0 : i32
+  %ie = tensor.empty() : tensor<3x9x21xi32>
+  %ic = linalg.fill ins(%izero : i32) outs(%ie : tensor<3x9x21xi32>) -> tensor<3x9x21xi32>
+  %r5 = call @ibmm(%ia, %ib, %ic) : (tensor<3x9x11xi8>, tensor<3x11x21xi8>, tensor<3x9x21xi32>) -> tensor<3x9x21xi32>
+  %r5f = tensor.collapse_shape %r5 [[0, 1], [2]] : tensor<3x9x21xi32> into tensor<27x21xi32>
+
   %p1 = tensor.cast %r1 : tensor<13x29xf32> to tensor<?x?xf32>
   %p2 = tensor.cast %r2 : tensor<13x29xf32> to tensor<?x?xf32>
   %p3 = tensor.cast %r3f : tensor<27x21xf32> to tensor<?x?xf32>
@@ -138,5 +182,7 @@ func.func @main() {
   call @print2(%p2) : (tensor<?x?xf32>) -> ()
   call @print2(%p3) : (tensor<?x?xf32>) -> ()
   call @print2(%p4) : (tensor<?x?xf32>) -> ()
+  %p5 = tensor.cast %r5f : tensor<27x21xi32> to tensor<?x?xi32>
+  call @print2i(%p5) : (tensor<?x?xi32>) -> ()
   return
 }

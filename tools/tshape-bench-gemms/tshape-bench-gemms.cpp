@@ -62,8 +62,11 @@ const char *kUsage =
     "  -o PATH                write the CSV here (default: stdout)\n"
     "  --help                 this text\n";
 
+/// The tool's name, the start of each line it writes to stderr.
+constexpr const char kTool[] = "tshape-bench-gemms";
+
 int fail(const std::string &msg) {
-  std::cerr << "tshape-bench-gemms: error: " << msg << "\n";
+  std::cerr << kTool << ": error: " << msg << "\n";
   return 1;
 }
 
@@ -290,7 +293,7 @@ int main(int argc, char **argv) {
     }
     csv << "\n";
   }
-  std::cerr << "tshape-bench-gemms: " << rows.size() << " GEMMs (" << timed
+  std::cerr << kTool << ": " << rows.size() << " GEMMs (" << timed
             << " distinct shapes timed) on " << tshapeRtDeviceName(ctx)
             << "\n";
   tshapeRtDestroy(ctx);

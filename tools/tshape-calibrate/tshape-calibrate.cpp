@@ -51,20 +51,25 @@ cl::opt<std::string> reportPath(
              "for Markdown on stdout (needs -o FILE; docs/report-schema.md)"),
     cl::init(""));
 
+/// The tool's name, the start of each line it writes to stderr.
+constexpr const char kTool[] = "tshape-calibrate";
+
 int fail(const std::string &msg) {
-  llvm::errs() << "tshape-calibrate: error: " << msg << "\n";
+  llvm::errs() << kTool << ": error: " << msg << "\n";
   return 1;
 }
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tshape-calibrate: fit a GPU target's model constants to measured "
-      "kernels\n\nInput: any table tshape-predict reads (docs/predict.md) "
-      "with a measured_us or\nlatency_us column, e.g. tshape-bench-gemms "
-      "output (batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n");
+  // Kept alive to the end: cl keeps the overview for --help.
+  const std::string overview =
+      std::string(kTool) +
+      ": fit a GPU target's model constants to measured kernels\n\n"
+      "Input: any table tshape-predict reads (docs/predict.md) with a "
+      "measured_us or\nlatency_us column, e.g. tshape-bench-gemms output "
+      "(batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
   if (reportPath == "-" && output == "-")
     return fail("--report=- and the fitted target (-o, default stdout) "
                 "both write to stdout; give -o FILE");

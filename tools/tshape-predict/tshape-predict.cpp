@@ -68,8 +68,11 @@ cl::opt<std::string> dtypeOpt("dtype",
                               cl::desc("compare and write only rows of this dtype"),
                               cl::init(""));
 
+/// The tool's name, the start of each line it writes to stderr.
+constexpr const char kTool[] = "tshape-predict";
+
 int fail(const std::string &msg) {
-  llvm::errs() << "tshape-predict: error: " << msg << "\n";
+  llvm::errs() << kTool << ": error: " << msg << "\n";
   return 1;
 }
 
@@ -125,13 +128,15 @@ private:
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tshape-predict: predicted times for lists of kernels\n\n"
+  // Kept alive to the end: cl keeps the overview for --help.
+  const std::string overview =
+      std::string(kTool) +
+      ": predicted times for lists of kernels\n\n"
       "Reads GEMM rows (dtype,m,n,k[,batch,trans_a,trans_b]) or prefill "
       "attention rows\n(batch,seq,heads,kv_heads,head_dim[,step,window]), "
       "with an optional latency_us or\nmeasured_us column, and writes each "
-      "row back with predicted_us appended.\nSee docs/predict.md.\n");
+      "row back with predicted_us appended.\nSee docs/predict.md.\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
   std::optional<Part> part;
   for (Part p : {Part::All, Part::Fit, Part::HeldOut})
     if (partOpt == partName(p))

@@ -39,8 +39,10 @@ def TShapeGemmAnalysis : Pass<"tshape-gemm-analysis", "::mlir::ModuleOp"> {
            "stdout">,
     Option<"threshold", "threshold", "double", /*default=*/"0.1",
            "predicted loss fraction in [0, 1) above which a GEMM is flagged">,
-    Option<"remarks", "remarks", "std::string", /*default=*/"\"flagged\"",
-           "diagnostics: none, flagged (warnings) or all (also remarks)">
+    Option<"remarks", "remarks", "::tshape::AnalysisRemarks",
+           /*default=*/"::tshape::AnalysisRemarks::Flagged",
+           "diagnostics: none, flagged (warnings) or all (also remarks)",
+           [{::tshape::analysisRemarksValues()}]>
   ];
   let statistics = [
     Statistic<"numAnalyzed", "gemms-analyzed", "GEMMs analyzed">,

@@ -17,6 +17,13 @@
 
 namespace tshape {
 
+/// The values tshape-lower-to-linalg gives the weights (its weights=
+/// option).
+enum class WeightValues {
+  Splat,   ///< every weight 0.01: compact IR at any size
+  Pattern, ///< 0.1 sin(0.37 i + 1.13 j + seed), distinct per weight
+};
+
 #define GEN_PASS_DECL
 #include "tshape/Conversion/Passes.h.inc"
 

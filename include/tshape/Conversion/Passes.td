@@ -55,10 +55,17 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
     Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
            "emit a gated MLP's gate and up projections as one GEMM of width "
            "2f/t (role mlp_up) instead of two">,
-    Option<"weights", "weights", "std::string", /*default=*/"\"splat\"",
+    Option<"weights", "weights", "::tshape::WeightValues",
+           /*default=*/"::tshape::WeightValues::Splat",
            "weight values: splat (0.01, compact at any size) or pattern "
            "(0.1 sin(0.37 i + 1.13 j + seed), distinct per weight, for "
-           "executed tests)">,
+           "executed tests)",
+           [{::llvm::cl::values(
+             clEnumValN(::tshape::WeightValues::Splat, "splat",
+                        "0.01 everywhere (compact at any size)"),
+             clEnumValN(::tshape::WeightValues::Pattern, "pattern",
+                        "0.1 sin(0.37 i + 1.13 j + seed), distinct per "
+                        "weight"))}]>,
     Option<"decomposeSoftmax", "decompose-softmax", "bool", /*default=*/"false",
            "emit softmax as linalg.generic ops (max, exp, sum, divide) "
            "instead of linalg.softmax, for pipelines that execute the IR">,

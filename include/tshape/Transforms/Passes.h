@@ -18,6 +18,12 @@
 
 namespace tshape {
 
+/// Where tshape-run-gemms runs the GEMMs (its backend= option).
+enum class RunBackend {
+  Cpu,    ///< the runtime's fp32 reference, everywhere
+  Cublas, ///< cuBLASLt, through the GPU backend library
+};
+
 #define GEN_PASS_DECL
 #include "tshape/Transforms/Passes.h.inc"
 

@@ -69,6 +69,11 @@ def TShapePadGemms : Pass<"tshape-pad-gemms", "::mlir::ModuleOp"> {
     time unpadded; `force=true` pads anyway. The copies are never treated
     as free. A remark names each padded operand that is a constant or a
     function argument, since storing it pre-padded would remove its copy.
+
+    A GEMM whose element type the cost model does not know (integer, such
+    as i8 x i8 -> i32, or f64) has no prediction: it is padded only with
+    `force=true` (with a zero of each operand's own element type), and
+    otherwise gets a remark saying so.
   }];
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
@@ -110,8 +115,13 @@ def TShapeRunGemms : Pass<"tshape-run-gemms", "::mlir::ModuleOp"> {
     is a clean error naming the cause.
   }];
   let options = [
-    Option<"backend", "backend", "std::string", /*default=*/"\"cpu\"",
-           "cpu or cublas">,
+    Option<"backend", "backend", "::tshape::RunBackend",
+           /*default=*/"::tshape::RunBackend::Cpu", "cpu or cublas",
+           [{::llvm::cl::values(
+             clEnumValN(::tshape::RunBackend::Cpu, "cpu",
+                        "the runtime's fp32 reference, everywhere"),
+             clEnumValN(::tshape::RunBackend::Cublas, "cublas",
+                        "cuBLASLt, loaded on demand"))}]>,
     Option<"warmup", "warmup", "int", /*default=*/"2", "untimed runs first">,
     Option<"iters", "iters", "int", /*default=*/"10", "timed runs (median)">,
     Option<"check", "check", "bool", /*default=*/"false",

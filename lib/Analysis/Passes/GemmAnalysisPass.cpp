@@ -14,6 +14,7 @@
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -33,11 +34,11 @@ using namespace tshape::analysis;
 
 /// The global form of the pass's remarks= option, as in
 /// `tshape-opt -tshape-remarks=all`; the pass option wins when given.
-static llvm::cl::opt<std::string> clRemarks(
+static llvm::cl::opt<AnalysisRemarks> clRemarks(
     "tshape-remarks",
     llvm::cl::desc("tshape-gemm-analysis diagnostics when its remarks= option "
                    "is not given: none, flagged or all"),
-    llvm::cl::init(""));
+    llvm::cl::init(AnalysisRemarks::Flagged), analysisRemarksValues());
 
 namespace {
 
@@ -64,19 +65,12 @@ struct TShapeGemmAnalysisPass
     ModuleOp module = getOperation();
     if (threshold < 0 || threshold >= 1) {
       emitError(module.getLoc())
-          << "tshape-gemm-analysis: threshold must be in [0, 1), got "
+          << passPrefix(*this) << "threshold must be in [0, 1), got "
           << threshold.getValue();
       return signalPassFailure();
     }
-    if (!remarks.getNumOccurrences() && !clRemarks.empty())
+    if (!remarks.getNumOccurrences() && clRemarks.getNumOccurrences())
       remarks = clRemarks.getValue();
-    if (remarks != "none" && remarks != "flagged" && remarks != "all") {
-      emitError(module.getLoc())
-          << "tshape-gemm-analysis: remarks must be none, flagged or all, "
-             "got '"
-          << remarks.getValue() << "'";
-      return signalPassFailure();
-    }
     std::optional<target::GpuTarget> tgt =
         resolveTarget(module, getArgument(), targetName, targetFile);
     if (!tgt)
@@ -90,16 +84,16 @@ struct TShapeGemmAnalysisPass
     const GemmCollection &collection = getAnalysis<GemmCollection>();
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
-      if (remarks == "all")
-        sk.op->emitRemark() << "tshape-gemm-analysis: skipped: " << sk.reason;
+      if (remarks == AnalysisRemarks::All)
+        sk.op->emitRemark() << passPrefix(*this) << "skipped: " << sk.reason;
     }
     for (const CollectedGemm &g : collection.gemms()) {
       Operation *op = g.op;
       const ContractionShape *shape = &g.shape;
       if (!g.dtype) {
         ++skipped;
-        if (remarks == "all")
-          op->emitRemark() << "tshape-gemm-analysis: skipped: element type "
+        if (remarks == AnalysisRemarks::All)
+          op->emitRemark() << passPrefix(*this) << "skipped: element type "
                            << g.elementType << " has no GEMM model";
         continue;
       }
@@ -173,11 +167,11 @@ struct TShapeGemmAnalysisPass
     for (const GemmRecord &r : records)
       numFlagged += r.flagged;
 
-    if (remarks != "none")
+    if (remarks != AnalysisRemarks::None)
       for (auto &key : order) {
         auto &[index, layers] = groups[key];
         const GemmRecord &r = records[index];
-        if (!r.flagged && remarks != "all")
+        if (!r.flagged && remarks != AnalysisRemarks::All)
           continue;
         std::string msg;
         llvm::raw_string_ostream os(msg);
@@ -227,7 +221,7 @@ struct TShapeGemmAnalysisPass
       return markAllAnalysesPreserved();
     if (llvm::Error err = report::writeReport(report, rep)) {
       emitError(module.getLoc())
-          << "tshape-gemm-analysis: " << llvm::toString(std::move(err));
+          << passPrefix(*this) << llvm::toString(std::move(err));
       return signalPassFailure();
     }
     markAllAnalysesPreserved();

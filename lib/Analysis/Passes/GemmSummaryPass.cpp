@@ -9,6 +9,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Model/Transformer.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/PassDiagnostics.h"
 
 #include "llvm/Support/Format.h"
 
@@ -36,7 +37,7 @@ struct TShapeGemmSummaryPass
         rep.skipped.push_back({sk.kind, 1});
       else
         ++it->second;
-      sk.op->emitRemark() << "tshape-gemm-summary: not read as a GEMM: "
+      sk.op->emitRemark() << passPrefix(*this) << "not read as a GEMM: "
                           << sk.reason;
     }
     // Grouped by role and shape, in order of first appearance.

@@ -764,17 +764,11 @@ struct TShapeLowerToLinalgPass
           TShapeLowerToLinalgPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (weights != "splat" && weights != "pattern") {
-      emitError(getOperation().getLoc())
-          << "tshape-lower-to-linalg: weights must be splat or pattern, got '"
-          << weights.getValue() << "'";
-      return signalPassFailure();
-    }
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       if (fn.isExternal())
         continue;
       Lowerer lowerer(fn, training, fuseGatedMlp, maxLayers, decomposeSoftmax,
-                      weights == "pattern");
+                      weights == tshape::WeightValues::Pattern);
       if (failed(lowerer.run()))
         return signalPassFailure();
       numGemms += lowerer.gemmCount;
