@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Small run shapes keep each input cheap; the first byte varies them.
   options.seq = size ? 1 + data[0] % 64 : 8;
   options.microbatch = 1;
-  options.tp = size > 1 ? 1 << (data[1] % 4) : 1;
+  tshape::model::setDegree(options.parallel, tshape::model::Param::Tp,
+                           size > 1 ? 1 << (data[1] % 4) : 1);
   tshape::ImportDiagnostic diag;
   auto config = tshape::importHFConfig(text, options, diag);
   if (!config)
