@@ -20,10 +20,16 @@ void tshape::model::setDegree(Parallelism &par, Param p, int64_t value) {
   par = holder.parallel;
 }
 
-void tshape::model::bindDegrees(const Parallelism &par, Bindings &env) {
+void tshape::model::bindDegrees(const ModelConfig &c, Bindings &env) {
   for (Param p : allParams())
     if (std::optional<Param> by = paramInfo(p).splitBy)
-      env.set(*by, degree(par, *by));
+      env.set(*by, getParam(c, *by));
+}
+
+void tshape::model::bindDegrees(const Parallelism &par, Bindings &env) {
+  ModelConfig holder;
+  holder.parallel = par;
+  bindDegrees(holder, env);
 }
 
 int64_t tshape::model::splitDegree(Param p, const Bindings &env) {

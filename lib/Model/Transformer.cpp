@@ -189,7 +189,7 @@ Bindings tshape::model::bindings(const ModelConfig &c) {
       continue;
     env.set(p, v);
   }
-  bindDegrees(c.parallel, env);
+  bindDegrees(c, env);
   return env;
 }
 

@@ -41,6 +41,9 @@ void setDegree(Parallelism &par, Param p, int64_t value);
 /// mention), with their values in `env`'s model; others stay unbound so
 /// that reports list only what the sizes use.
 void bindDegrees(const Parallelism &p, Bindings &env);
+/// The same for the degrees of a whole model (no copy: bindings() calls it
+/// for every GEMM).
+void bindDegrees(const ModelConfig &c, Bindings &env);
 
 /// The degree that splits `p` in `env` (1 when none does, or it is unbound).
 int64_t splitDegree(Param p, const Bindings &env);
