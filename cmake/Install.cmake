@@ -8,7 +8,7 @@ install(DIRECTORY include/tshape DESTINATION include
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/tshape DESTINATION include
         FILES_MATCHING PATTERN "*.inc")
 
-set(TSHAPE_EXPORTED_LIBS TShapeModel TShapeTarget TShapeGemmModel TShapePredict TShapeReport MLIRTShapeAnalysis MLIRTShapeTransforms MLIRTShapeDialect MLIRTShapeToLinalg
+set(TSHAPE_EXPORTED_LIBS TShapeModel TShapeTarget TShapeCost TShapeAdvise TShapePredict TShapeReport MLIRTShapeAnalysis MLIRTShapeTransforms MLIRTShapeDialect MLIRTShapeToLinalg
     TShapeInterop)
 install(TARGETS ${TSHAPE_EXPORTED_LIBS} EXPORT TShapeTargets
         ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Cost/GemmModel.h"
 #include "tshape/Target/GpuTarget.h"
 
 #include <cstddef>
@@ -17,11 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto target = tshape::target::parseTargetJson(text, error);
   if (!target)
     return 0;
-  tshape::analysis::GemmProblem p{1, 4096, 4096, 4096, tshape::DType::BF16,
+  tshape::cost::GemmProblem p{1, 4096, 4096, 4096, tshape::DType::BF16,
                                   false, true};
-  (void)tshape::analysis::estimateGemm(p, *target);
+  (void)tshape::cost::estimateGemm(p, *target);
   p.m = 1;
   p.n = 50257;
-  (void)tshape::analysis::estimateGemm(p, *target);
+  (void)tshape::cost::estimateGemm(p, *target);
   return 0;
 }

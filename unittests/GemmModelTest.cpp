@@ -7,13 +7,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Advise/ShapeReport.h"
+#include "tshape/Cost/GemmModel.h"
+#include "tshape/Model/Transformer.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
 
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::cost;
+using namespace tshape::advise;
 using tshape::target::GpuTarget;
 using tshape::target::TileConfig;
 
@@ -280,8 +283,6 @@ TEST(GemmModel, NarrowLoadsSlowMemoryBoundGemms) {
 // Tracing to hyperparameters and findings (ShapeReport.h)
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/ShapeReport.h"
-#include "tshape/Model/Transformer.h"
 
 TEST(ShapeReport, VocabFindingFromTheModel) {
   // One logits GEMM (8192 x 2560).(2560 x 50257), weights stored [N, K].

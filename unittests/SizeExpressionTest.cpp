@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Neighbourhood.h"
+#include "tshape/Advise/Neighbourhood.h"
 #include "tshape/Model/Transformer.h"
 
 #include <gtest/gtest.h>
@@ -172,23 +172,23 @@ TEST(BlockModels, SizesCarryTheirExpressions) {
 }
 
 TEST(Neighbourhood, SharedCandidatesAreBounded) {
-  analysis::NeighbourhoodContext ctx; // bf16 on Hopper: 64 and 8 elements
+  advise::NeighbourhoodContext ctx; // bf16 on Hopper: 64 and 8 elements
   // ffn 11006 at t = 1: multiples of 64 in [10125, 11887]: 10176 .. 11840,
   // (11840 - 10176)/64 + 1 = 27 values, 11008 among them.
-  auto f = analysis::neighbourhood(Param::Ffn, 11006, ctx);
+  auto f = advise::neighbourhood(Param::Ffn, 11006, ctx);
   EXPECT_EQ(f.values.size(), 27u);
   EXPECT_NE(std::find(f.values.begin(), f.values.end(), 11008),
             f.values.end());
   // Vocab only grows: the next 8 multiples of 64 from 50257: 50304 .. 50752.
-  auto v = analysis::neighbourhood(Param::Vocab, 50257, ctx);
+  auto v = advise::neighbourhood(Param::Vocab, 50257, ctx);
   ASSERT_EQ(v.values.size(), 8u);
   EXPECT_EQ(v.values.front(), 50304);
   EXPECT_EQ(v.values.back(), 50752);
   // A huge head count: a/2 .. 2a would be 2^31 candidates; the list stops
   // at kMaxCandidates, nearest first, and says so.
-  auto h = analysis::neighbourhood(Param::Heads, int64_t(1) << 31, ctx);
+  auto h = advise::neighbourhood(Param::Heads, int64_t(1) << 31, ctx);
   EXPECT_TRUE(h.truncated);
-  EXPECT_EQ((int64_t)h.values.size(), analysis::kMaxCandidates);
+  EXPECT_EQ((int64_t)h.values.size(), advise::kMaxCandidates);
   EXPECT_LE(std::llabs(h.values.front() - (int64_t(1) << 31)), 512);
 }
 

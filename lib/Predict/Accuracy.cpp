@@ -13,11 +13,11 @@ using namespace tshape::predict;
 double tshape::predict::predictRow(const KernelRow &row,
                                    const target::GpuTarget &t) {
   if (row.kind == KernelKind::Gemm) {
-    analysis::GemmEstimate e = analysis::estimateGemm(row.gemm, t);
+    cost::GemmEstimate e = cost::estimateGemm(row.gemm, t);
     return e.supported ? e.predictedUs : 0;
   }
-  analysis::FusedAttentionEstimate f =
-      analysis::estimateAttention(row.attention, t);
+  cost::FusedAttentionEstimate f =
+      cost::estimateAttention(row.attention, t);
   return f.supported ? f.predictedUs : 0;
 }
 
@@ -25,9 +25,9 @@ double tshape::predict::rowFlops(const KernelRow &row) {
   if (row.kind == KernelKind::Gemm)
     return 2.0 * double(row.gemm.batch) * double(row.gemm.m) *
            double(row.gemm.n) * double(row.gemm.k);
-  const analysis::AttentionProblem &a = row.attention;
+  const cost::AttentionProblem &a = row.attention;
   return 4.0 * double(a.batch) * double(a.heads) * double(a.headDim) *
-         analysis::maskedPairs(a.seq, a.window, a.causal);
+         cost::maskedPairs(a.seq, a.window, a.causal);
 }
 
 namespace {
@@ -131,7 +131,7 @@ tshape::predict::directionAgreement(const std::vector<const KernelRow *> &rows,
     const KernelRow &r = *rows[i];
     if (r.kind != KernelKind::Gemm || !r.measuredUs || !(predicted[i] > 0))
       continue;
-    const analysis::GemmProblem &p = r.gemm;
+    const cost::GemmProblem &p = r.gemm;
     auto &v = byKey[Key{int(p.dtype), p.batch, p.n, p.k,
                         int(p.transA) * 2 + int(p.transB), p.m}];
     std::get<0>(v) += *r.measuredUs;

@@ -208,7 +208,7 @@ bool tshape::predict::parseKernelTable(const std::string &text,
     if (!r.dtype(dt) || !r.measured(row.measuredUs))
       return fail(lineNo, why);
     if (format == Gemm) {
-      analysis::GemmProblem &p = row.gemm;
+      cost::GemmProblem &p = row.gemm;
       p.dtype = dt;
       if (!r.integer("m", 1, p.m, 1) || !r.integer("n", 1, p.n, 1) ||
           !r.integer("k", 1, p.k, 1) || !r.integer("batch", 1, p.batch, 1) ||
@@ -220,7 +220,7 @@ bool tshape::predict::parseKernelTable(const std::string &text,
                 std::to_string(p.k) + "," + std::to_string(p.transA) +
                 std::to_string(p.transB);
     } else {
-      analysis::AttentionProblem &a = row.attention;
+      cost::AttentionProblem &a = row.attention;
       a.dtype = dt;
       if (!r.integer("batch", 1, a.batch, 1) ||
           !r.integer("seq", 1, a.seq, 1) ||

@@ -13,7 +13,8 @@
 #include <map>
 
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::cost;
+using namespace tshape::advise;
 using namespace tshape::report;
 
 namespace {

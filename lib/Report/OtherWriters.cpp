@@ -58,7 +58,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
         j.object([&] {
           j.attribute("name", f.name);
           j.attributeArray("changes", [&] {
-            for (const analysis::Change &ch : f.changes)
+            for (const advise::Change &ch : f.changes)
               j.object([&] {
                 j.attribute("parameter", ch.parameter);
                 j.attribute("before", ch.before);
@@ -107,7 +107,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
       continue;
     os << "| parameter | before | after | speed-up alone | parameter delta "
           "|\n| --- | ---: | ---: | ---: | ---: |\n";
-    for (const analysis::Change &ch : f.changes)
+    for (const advise::Change &ch : f.changes)
       os << "| " << ch.parameter << " | " << ch.before << " | " << ch.after
          << " | " << llvm::format("%.3fx", ch.speedup) << " | "
          << signedCount(ch.paramDelta) << " |\n";

@@ -7,12 +7,12 @@ using namespace tshape::report;
 
 AnalysisReport tshape::report::analyze(const target::GpuTarget &target,
                                        double threshold,
-                                       std::vector<analysis::GemmRecord> records,
+                                       std::vector<advise::GemmRecord> records,
                                        int64_t skipped) {
   AnalysisReport r;
   r.target = target;
   r.threshold = threshold;
-  analysis::ShapeAnalysis a(r.target, threshold);
+  advise::ShapeAnalysis a(r.target, threshold);
   a.analyze(records);
   r.findings = a.findings(records);
   r.totals = a.totals(records);

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/Neighbourhood.h"
-#include "tshape/Analysis/ShapeSearch.h"
+#include "tshape/Advise/Neighbourhood.h"
+#include "tshape/Advise/ShapeSearch.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
@@ -26,7 +26,8 @@ namespace tshape {
 
 using namespace mlir;
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::cost;
+using namespace tshape::advise;
 
 namespace {
 

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Analysis/GemmCollection.h"
-#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Cost/GemmModel.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Transforms/Passes.h"
 #include "tshape/PassDiagnostics.h"
@@ -31,7 +31,7 @@ namespace tshape {
 
 using namespace mlir;
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::cost;
 
 namespace {
 

@@ -13,7 +13,7 @@
 #ifndef TSHAPE_PREDICT_KERNELTABLE_H
 #define TSHAPE_PREDICT_KERNELTABLE_H
 
-#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Cost/GemmModel.h"
 
 #include <optional>
 #include <string>
@@ -41,8 +41,8 @@ struct KernelRow {
   int line = 0;        ///< 1-based line of the file
   KernelKind kind = KernelKind::Gemm;
   std::string gpu;     ///< the `gpu` column, empty when there is none
-  analysis::GemmProblem gemm;           ///< kind Gemm
-  analysis::AttentionProblem attention; ///< attention kinds
+  cost::GemmProblem gemm;           ///< kind Gemm
+  cost::AttentionProblem attention; ///< attention kinds
   int64_t step = 0;                     ///< decode: cached tokens
   std::optional<double> measuredUs;
   /// The shape without the timing: rows with equal keys are repeats of one

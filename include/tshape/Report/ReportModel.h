@@ -10,8 +10,8 @@
 #ifndef TSHAPE_REPORT_REPORTMODEL_H
 #define TSHAPE_REPORT_REPORTMODEL_H
 
-#include "tshape/Analysis/ShapeReport.h"
-#include "tshape/Analysis/ShapeSearch.h"
+#include "tshape/Advise/ShapeReport.h"
+#include "tshape/Advise/ShapeSearch.h"
 
 #include <string>
 #include <vector>
@@ -23,28 +23,28 @@ namespace tshape::report {
 struct AnalysisReport {
   target::GpuTarget target;
   double threshold = 0.1;
-  std::vector<analysis::GemmRecord> records;
-  analysis::Totals totals;
-  std::vector<analysis::Finding> findings;
+  std::vector<advise::GemmRecord> records;
+  advise::Totals totals;
+  std::vector<advise::Finding> findings;
   int64_t skipped = 0; ///< contractions not analyzed
 };
 
 /// Predicts `records` on `target` and fills the whole report.
 AnalysisReport analyze(const target::GpuTarget &target, double threshold,
-                       std::vector<analysis::GemmRecord> records,
+                       std::vector<advise::GemmRecord> records,
                        int64_t skipped);
 
 /// tshape-optimize-shapes: per function, the changes and both sides.
 struct OptimizationReport {
   struct Side {
-    analysis::StepPrediction step;
+    advise::StepPrediction step;
     int64_t parameters = 0;
     AnalysisReport analysis;
   };
   struct Function {
     std::string name;
     std::string summary; ///< the pass's one-line result
-    std::vector<analysis::Change> changes;
+    std::vector<advise::Change> changes;
     Side before, after;
     int64_t evaluated = 0, feasible = 0;
     /// Parameters whose candidates stopped at the search's bound.

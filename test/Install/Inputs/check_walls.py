@@ -32,10 +32,14 @@ RULES = {
         glob.glob(f"{root}/lib/Report/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
          "tshape/Transforms/"]),
-    "TShapeGemmModel (lib/Analysis/*.cpp)": (
-        glob.glob(f"{root}/lib/Analysis/*.cpp"),
+    "TShapeCost (lib/Cost)": (
+        glob.glob(f"{root}/lib/Cost/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
-         "tshape/Transforms/"]),
+         "tshape/Transforms/", "tshape/Analysis/", "tshape/Advise/"]),
+    "TShapeAdvise (lib/Advise)": (
+        glob.glob(f"{root}/lib/Advise/*.cpp"),
+        ["mlir/", "tshape/Dialect/", "tshape/Conversion/",
+         "tshape/Transforms/", "tshape/Analysis/"]),
     "TShapeInterop (lib/Interop)": (
         glob.glob(f"{root}/lib/Interop/*.cpp"),
         ["mlir/", "tshape/Dialect/", "tshape/Conversion/",

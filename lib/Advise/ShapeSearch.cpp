@@ -6,14 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/ShapeSearch.h"
-#include "tshape/Analysis/Neighbourhood.h"
+#include "tshape/Advise/ShapeSearch.h"
+#include "tshape/Advise/Neighbourhood.h"
 
 #include <algorithm>
 #include <cmath>
 
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::advise;
 using model::getParam;
 using model::ModelConfig;
 using model::Param;
@@ -48,11 +48,11 @@ std::vector<GemmRecord> toRecords(const ModelConfig &c,
 } // namespace
 
 std::vector<GemmRecord>
-tshape::analysis::recordsFor(const ModelConfig &c, bool training) {
+tshape::advise::recordsFor(const ModelConfig &c, bool training) {
   return toRecords(c, model::modelGemms(c, training));
 }
 
-bool tshape::analysis::validateSearchOptions(const SearchOptions &o,
+bool tshape::advise::validateSearchOptions(const SearchOptions &o,
                                              std::string &error) {
   if (o.paramTolerance < 0) {
     error = "param-tolerance must be >= 0, got " +

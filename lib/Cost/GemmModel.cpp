@@ -4,13 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Cost/GemmModel.h"
 
 #include <algorithm>
 #include <cmath>
 
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::cost;
 
 namespace {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -28,7 +28,7 @@ double overlap(double compute, double memory, double p) {
 }
 } // namespace
 
-double tshape::analysis::alignmentFactor(int64_t vectorBytes) {
+double tshape::cost::alignmentFactor(int64_t vectorBytes) {
   // 16-byte loads (and Hopper's TMA, which needs 16-byte strides) run at
   // full rate; narrower ones force slower kernels. The 4-byte factor is
   // 272.7 / 398.4 = 0.68, a public H100 measurement of a SwiGLU GEMM with
@@ -42,7 +42,7 @@ double tshape::analysis::alignmentFactor(int64_t vectorBytes) {
   return 0.6;
 }
 
-DimAlignment tshape::analysis::alignmentOf(int64_t elements,
+DimAlignment tshape::cost::alignmentOf(int64_t elements,
                                            model::DType dtype,
                                            const target::GpuTarget &t) {
   DimAlignment a;
@@ -56,7 +56,7 @@ DimAlignment tshape::analysis::alignmentOf(int64_t elements,
   return a;
 }
 
-GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
+GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
                                                 const target::GpuTarget &t,
                                                 const target::TileConfig &tile,
                                                 int64_t splitK) {
@@ -147,7 +147,7 @@ GemmEstimate tshape::analysis::estimateWithTile(const GemmProblem &p,
   return e;
 }
 
-GemmEstimate tshape::analysis::estimateGemm(const GemmProblem &p,
+GemmEstimate tshape::cost::estimateGemm(const GemmProblem &p,
                                             const target::GpuTarget &t) {
   GemmEstimate best;
   bool first = true;
@@ -176,7 +176,7 @@ GemmEstimate tshape::analysis::estimateGemm(const GemmProblem &p,
   return best;
 }
 
-double tshape::analysis::maskedPairs(int64_t n, int64_t window,
+double tshape::cost::maskedPairs(int64_t n, int64_t window,
                                     bool causal) {
   double dn = double(n);
   if (!causal)
@@ -187,7 +187,7 @@ double tshape::analysis::maskedPairs(int64_t n, int64_t window,
 }
 
 FusedAttentionEstimate
-tshape::analysis::estimateAttention(const AttentionProblem &p,
+tshape::cost::estimateAttention(const AttentionProblem &p,
                                     const target::GpuTarget &t) {
   FusedAttentionEstimate f;
   double heads = double(p.batch) * double(p.heads);
@@ -239,7 +239,7 @@ tshape::analysis::estimateAttention(const AttentionProblem &p,
   return f;
 }
 
-FusedAttentionEstimate tshape::analysis::estimateFusedAttention(
+FusedAttentionEstimate tshape::cost::estimateFusedAttention(
     int64_t batch, int64_t seq, int64_t headDim, bool causal,
     model::DType dtype, const target::GpuTarget &t) {
   AttentionProblem p;

@@ -9,7 +9,7 @@
 #include "tshape/Analysis/GemmCollection.h"
 #include "tshape/Dialect/TShape/IR/GemmAttributes.h"
 #include "tshape/Analysis/Passes.h"
-#include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Advise/ShapeReport.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
@@ -30,7 +30,8 @@ namespace tshape {
 
 using namespace mlir;
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::cost;
+using namespace tshape::advise;
 
 /// The global form of the pass's remarks= option, as in
 /// `tshape-opt -tshape-remarks=all`; the pass option wins when given.

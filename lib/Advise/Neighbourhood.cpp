@@ -1,12 +1,12 @@
 //===- Neighbourhood.cpp - Candidate values of one hyperparameter ---------===//
 
-#include "tshape/Analysis/Neighbourhood.h"
+#include "tshape/Advise/Neighbourhood.h"
 
 #include <algorithm>
 #include <cmath>
 
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::advise;
 using model::Param;
 
 namespace {
@@ -55,7 +55,7 @@ int64_t scaled(int64_t v, double f) {
 }
 } // namespace
 
-Neighbourhood tshape::analysis::neighbourhood(Param p, int64_t value,
+Neighbourhood tshape::advise::neighbourhood(Param p, int64_t value,
                                               const NeighbourhoodContext &c) {
   if (value <= 0)
     return {};

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Analysis/ShapeReport.h"
-#include "tshape/Analysis/Neighbourhood.h"
+#include "tshape/Advise/ShapeReport.h"
+#include "tshape/Advise/Neighbourhood.h"
 #include "tshape/Model/Transformer.h"
 
 #include "llvm/Support/Format.h"
@@ -17,7 +17,7 @@
 #include <set>
 
 using namespace tshape;
-using namespace tshape::analysis;
+using namespace tshape::advise;
 
 //===----------------------------------------------------------------------===//
 // Prediction, flags and causes
@@ -233,7 +233,7 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
 // (Neighbourhood.h), re-predicted, and the candidate kept when the GEMMs it
 // sizes run faster per FLOP. No role is interpreted here.
 
-bool tshape::analysis::sizedBy(const GemmRecord &r, Param p) {
+bool tshape::advise::sizedBy(const GemmRecord &r, Param p) {
   if (!r.spec || !r.spec->env.has(p))
     return false;
   const model::GemmSpec &g = *r.spec;
@@ -241,7 +241,7 @@ bool tshape::analysis::sizedBy(const GemmRecord &r, Param p) {
          g.n.expr.mentions(p) || g.k.expr.mentions(p);
 }
 
-bool tshape::analysis::blames(const GemmRecord &r, Param p) {
+bool tshape::advise::blames(const GemmRecord &r, Param p) {
   if (!sizedBy(r, p))
     return false;
   const model::GemmSpec &g = *r.spec;

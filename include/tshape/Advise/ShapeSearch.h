@@ -9,17 +9,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_ANALYSIS_SHAPESEARCH_H
-#define TSHAPE_ANALYSIS_SHAPESEARCH_H
+#ifndef TSHAPE_ADVISE_SHAPESEARCH_H
+#define TSHAPE_ADVISE_SHAPESEARCH_H
 
-#include "tshape/Analysis/ShapeReport.h"
+#include "tshape/Advise/ShapeReport.h"
 #include "tshape/Model/Transformer.h"
 
 #include <set>
 #include <string>
 #include <vector>
 
-namespace tshape::analysis {
+namespace tshape::advise {
+
+using namespace tshape::cost;
 
 struct SearchOptions {
   double paramTolerance = 0.02; ///< |P' - P| / P allowed
@@ -87,6 +89,6 @@ private:
   ShapeAnalysis analysis{target, 1.0};
 };
 
-} // namespace tshape::analysis
+} // namespace tshape::advise
 
-#endif // TSHAPE_ANALYSIS_SHAPESEARCH_H
+#endif // TSHAPE_ADVISE_SHAPESEARCH_H

@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_ANALYSIS_GEMMMODEL_H
-#define TSHAPE_ANALYSIS_GEMMMODEL_H
+#ifndef TSHAPE_COST_GEMMMODEL_H
+#define TSHAPE_COST_GEMMMODEL_H
 
 #include "tshape/Target/GpuTarget.h"
 
-namespace tshape::analysis {
+namespace tshape::cost {
 
 struct GemmProblem {
   int64_t batch = 1, m = 1, n = 1, k = 1;
@@ -120,6 +120,6 @@ FusedAttentionEstimate estimateFusedAttention(int64_t batch, int64_t seq,
 /// Closed form: no loop over n.
 double maskedPairs(int64_t n, int64_t window, bool causal);
 
-} // namespace tshape::analysis
+} // namespace tshape::cost
 
-#endif // TSHAPE_ANALYSIS_GEMMMODEL_H
+#endif // TSHAPE_COST_GEMMMODEL_H

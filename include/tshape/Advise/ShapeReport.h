@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_ANALYSIS_SHAPEREPORT_H
-#define TSHAPE_ANALYSIS_SHAPEREPORT_H
+#ifndef TSHAPE_ADVISE_SHAPEREPORT_H
+#define TSHAPE_ADVISE_SHAPEREPORT_H
 
-#include "tshape/Analysis/GemmModel.h"
+#include "tshape/Cost/GemmModel.h"
 #include "tshape/Model/Gemm.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -21,7 +21,9 @@
 #include <string>
 #include <vector>
 
-namespace tshape::analysis {
+namespace tshape::advise {
+
+using namespace tshape::cost;
 
 using model::Param;
 using model::paramName;
@@ -116,6 +118,6 @@ private:
       cache;
 };
 
-} // namespace tshape::analysis
+} // namespace tshape::advise
 
-#endif // TSHAPE_ANALYSIS_SHAPEREPORT_H
+#endif // TSHAPE_ADVISE_SHAPEREPORT_H

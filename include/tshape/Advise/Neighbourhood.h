@@ -8,15 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_ANALYSIS_NEIGHBOURHOOD_H
-#define TSHAPE_ANALYSIS_NEIGHBOURHOOD_H
+#ifndef TSHAPE_ADVISE_NEIGHBOURHOOD_H
+#define TSHAPE_ADVISE_NEIGHBOURHOOD_H
 
 #include "tshape/Model/Parallelism.h"
 
 #include <cstdint>
 #include <vector>
 
-namespace tshape::analysis {
+namespace tshape::advise {
 
 struct NeighbourhoodContext {
   int64_t bestAlign = 64; ///< elements of the target's best alignment
@@ -54,6 +54,6 @@ struct Neighbourhood {
 Neighbourhood neighbourhood(model::Param p, int64_t value,
                             const NeighbourhoodContext &ctx);
 
-} // namespace tshape::analysis
+} // namespace tshape::advise
 
-#endif // TSHAPE_ANALYSIS_NEIGHBOURHOOD_H
+#endif // TSHAPE_ADVISE_NEIGHBOURHOOD_H
