@@ -11,7 +11,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 write_gpt3_175b "$T/gpt3-175b.json"
 "$BUILD/bin/tshape-translate" --import-hf-config "$T/gpt3-175b.json" -o "$T/m.mlir"
-for opts in "" "training=true" "training=true vary=vocab,heads,kv_heads,ffn,hidden"; do
+for opts in "" "phase=train" "phase=train vary=vocab,heads,kv_heads,ffn,hidden"; do
   times=()
   for i in $(seq "$RUNS"); do
     s=$(date +%s.%N)

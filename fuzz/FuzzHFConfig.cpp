@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!config)
     return 0;
   (void)tshape::model::countParameters(*config);
-  (void)tshape::model::countGemmFlops(*config, true);
-  (void)tshape::model::layerGemms(*config, 0, true);
+  (void)tshape::model::countFlops(*config, tshape::model::RunShape::train());
+  (void)tshape::model::layerKernels(*config, tshape::model::RunShape::train(), 0);
   mlir::MLIRContext ctx;
   ctx.loadDialect<tshape::TShapeDialect, mlir::func::FuncDialect>();
   auto module = tshape::buildModelModule(&ctx, *config,

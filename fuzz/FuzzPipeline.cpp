@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   mlir::PassManager pm(&ctx);
   tshape::TShapeLowerToLinalgOptions lower;
-  lower.training = choice & 1;
+  lower.phase = choice & 1 ? tshape::model::Phase::Train : tshape::model::Phase::Prefill;
   lower.fuseGatedMlp = choice & 2;
   lower.maxLayers = 64; // bounded work per input
   if (choice & 4) {

@@ -9,6 +9,8 @@
 
 #include "tshape/Advise/ShapeReport.h"
 #include "tshape/Cost/GemmModel.h"
+#include "tshape/Cost/PredictKernel.h"
+#include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
 #include <cmath>
@@ -221,6 +223,19 @@ TEST(GemmModel, UnsupportedDtype) {
   EXPECT_TRUE(estimateGemm(p, h100()).supported);
 }
 
+namespace {
+/// `heads` independent heads of `seq` x `headDim` (one head per sequence).
+FusedAttentionEstimate attentionOf(int64_t heads, int64_t seq, int64_t d,
+                                   bool causal, const target::GpuTarget &t) {
+  AttentionProblem p;
+  p.batch = heads;
+  p.seq = seq;
+  p.headDim = d;
+  p.causal = causal;
+  return estimateAttention(p, t);
+}
+} // namespace
+
 TEST(GemmModel, FusedAttentionHeadDim) {
   // Hopper FlashAttention kernels cover 64, 128, 256: d = 80 runs as 128
   // (efficiency 0.625). b*a = 128 heads, s = 2048, causal, blocks of 128:
@@ -229,8 +244,7 @@ TEST(GemmModel, FusedAttentionHeadDim) {
   // 146,028,888,064 FLOP / 791.52e12 = 184.4917 us. The longest CTA (16
   // blocks on one SM) takes 22.4 us and the bytes (2 x 128 x 2048 x 80 x 6
   // = 251.7 MB) 88.4 us, both less. + 2 us = 186.4917 us.
-  FusedAttentionEstimate f = estimateFusedAttention(
-      128, 2048, 80, /*causal=*/true, model::DType::BF16, h100());
+  FusedAttentionEstimate f = attentionOf(128, 2048, 80, /*causal=*/true, h100());
   EXPECT_TRUE(f.supported);
   EXPECT_EQ(f.paddedHeadDim, 128);
   EXPECT_DOUBLE_EQ(f.headDimEfficiency, 0.625);
@@ -241,14 +255,53 @@ TEST(GemmModel, FusedAttentionHeadDim) {
               4.0 * 128 * (2048.0 * 2049 / 2) * 80 / (146028888064.0 * 0.625),
               1e-12);
   // Ampere's kernels step by 32: d = 80 runs as 96.
-  EXPECT_EQ(estimateFusedAttention(128, 2048, 80, true, model::DType::BF16,
-                                   *target::findBuiltinTarget("a100-80gb"))
+  EXPECT_EQ(attentionOf(128, 2048, 80, true,
+                        *target::findBuiltinTarget("a100-80gb"))
                 .paddedHeadDim,
             96);
   // No kernel above 256.
-  EXPECT_FALSE(estimateFusedAttention(8, 512, 320, false, model::DType::BF16,
-                                      h100())
-                   .supported);
+  EXPECT_FALSE(attentionOf(8, 512, 320, false, h100()).supported);
+}
+
+TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
+  // Llama-2-70B-like attention at tp = 8: 64 heads, 8 kv heads, d = 128,
+  // b = 1, s = 4096: the kernel has 8 query and 1 key/value head per rank.
+  // Its bytes are 2 x 1 x 4096 x 128 x (2 x 8 + 4 x 1) = 20,971,520; as
+  // 8 independent MHA heads (what a rebuild from the scores GEMM would
+  // price) they would be 2 x 8 x 4096 x 128 x 6 = 50,331,648.
+  model::ModelConfig c;
+  c.microbatch = 1;
+  c.seq = 4096;
+  c.hidden = 8192;
+  c.attention = {64, 8, 0, /*causal=*/true, /*fused=*/true};
+  c.parallel.tp = 8;
+  model::AttentionSpec a =
+      model::attentionKernel(c, model::RunShape::train(), 0);
+  EXPECT_EQ(a.heads.value, 8);
+  EXPECT_EQ(a.kvHeads.value, 1);
+  EXPECT_EQ(a.kvHeads.expr.str(), "max(1,floordiv(kv_heads,tp))");
+  KernelEstimate k = predictKernel(a, model::DType::BF16, h100());
+  ASSERT_TRUE(k.supported);
+  const double bw = h100().memoryBandwidthGBs * 1e9 * h100().memoryEfficiency;
+  EXPECT_NEAR(k.attention.memoryUs, 20971520.0 / bw * 1e6, 1e-9);
+  // One price for every kind: a GEMM is the GEMM model's; a collective has
+  // no model yet and says so.
+  model::GemmSpec g = a.gemms()[0];
+  EXPECT_DOUBLE_EQ(predictKernel(g, model::DType::BF16, h100()).predictedUs,
+                   estimateGemm(gemmProblem(g, model::DType::BF16), h100())
+                       .predictedUs);
+  model::CollectiveSpec coll;
+  KernelEstimate none = predictKernel(coll, model::DType::BF16, h100());
+  EXPECT_FALSE(none.supported);
+  EXPECT_EQ(none.unsupported, "no model for collective yet");
+  // Attention over a cache (decode) has no model yet either.
+  KernelEstimate decode = predictKernel(
+      model::attentionKernel(c, model::RunShape::decode(4096), 0),
+      model::DType::BF16, h100());
+  EXPECT_FALSE(decode.supported);
+  EXPECT_EQ(decode.unsupported,
+            "no model for attention over a cache yet (1 queries over 4096 "
+            "keys)");
 }
 
 TEST(GemmModel, MaskedPairs) {
@@ -298,7 +351,7 @@ TEST(ShapeReport, VocabFindingFromTheModel) {
   c.attention.heads = c.attention.kvHeads = 32;
   c.mlp.inner = 10240;
   GemmRecord r;
-  r.spec = model::logitsGemm(c);
+  r.spec = model::gemmsOf(model::lmHeadKernels(c, model::RunShape::prefill(), -1))[0];
   r.name = r.spec->name();
   r.problem = gemm(8192, 50257, 2560);
   r.problem.transB = true;
@@ -314,7 +367,7 @@ TEST(ShapeReport, VocabFindingFromTheModel) {
   EXPECT_GT(f[0].estimatedSpeedup, 1.5);
   // Aligned already: nothing to find.
   c.vocab = 50304;
-  records[0].spec = model::logitsGemm(c);
+  records[0].spec = model::gemmsOf(model::lmHeadKernels(c, model::RunShape::prefill(), -1))[0];
   records[0].problem.n = 50304;
   a.analyze(records);
   EXPECT_FALSE(records[0].flagged);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Advise/Neighbourhood.h"
+#include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
 #include <gtest/gtest.h>
@@ -142,7 +143,7 @@ TEST(BlockModels, SizesCarryTheirExpressions) {
   c.mlp.inner = 11008;
   c.mlp.gated = true;
   c.mlp.fusedGateUp = true;
-  std::vector<GemmSpec> a = attentionGemms(c, 0);
+  std::vector<GemmSpec> a = gemmsOf(attentionKernels(c, RunShape::prefill(), 0));
   // MHA states kv_heads as heads; N = (16 + 2*16) * 128 = 6144.
   EXPECT_EQ(a[0].n.expr.str(), "(heads/tp+2*(heads/tp))*(hidden/heads)");
   EXPECT_EQ(a[0].n.value, 6144);
@@ -151,7 +152,7 @@ TEST(BlockModels, SizesCarryTheirExpressions) {
   EXPECT_EQ(a[1].batch.expr.str(), "microbatch*(heads/tp)");
   EXPECT_EQ(a[1].batch.value, 16);
   EXPECT_EQ(a[1].k.value, 128);
-  std::vector<GemmSpec> m = mlpGemms(c, 0);
+  std::vector<GemmSpec> m = gemmsOf(mlpKernels(c, RunShape::prefill(), 0));
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[0].name(), "mlp_gate_up");
   EXPECT_EQ(m[0].n.expr.str(), "2*(ffn/tp)");

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
 #include <gtest/gtest.h>
@@ -159,7 +160,7 @@ TEST(Rules, DivisorHintIsBoundedOnHugePrimes) {
 
 TEST(Gemms, Gpt3Forward) {
   ModelConfig c = gpt3_2p7b();
-  auto gs = layerGemms(c, 0, /*training=*/false);
+  auto gs = gemmsOf(layerKernels(c, RunShape::prefill(), 0));
   ASSERT_EQ(gs.size(), 6u); // qkv, score, value, out, up, down
   // b*s = 8192; N = 3h = 7680 (multi-head).
   expectShape(find(gs, "qkv"), 1, 8192, 7680, 2560);
@@ -170,7 +171,7 @@ TEST(Gemms, Gpt3Forward) {
   expectShape(find(gs, "attn_out"), 1, 8192, 2560, 2560);
   expectShape(find(gs, "mlp_up"), 1, 8192, 10240, 2560);
   expectShape(find(gs, "mlp_down"), 1, 8192, 2560, 10240);
-  auto all = modelGemms(c, false);
+  auto all = gemmsOf(modelKernels(c, RunShape::prefill()));
   // 6 per layer x 32 + logits = 193.
   ASSERT_EQ(all.size(), 193u);
   expectShape(all.back(), 1, 8192, 50257, 2560);
@@ -191,7 +192,7 @@ TEST(Gemms, GqaAndTensorParallel) {
   c.attention.kvHeads = 8;
   c.mlp.inner = 28672;
   c.mlp.gated = true;
-  auto gs = layerGemms(c, 0, false);
+  auto gs = gemmsOf(layerKernels(c, RunShape::prefill(), 0));
   // a/t = 8, g/t = 1: N = (8 + 2*1) * 128 = 1280.
   expectShape(find(gs, "qkv"), 1, 4096, 1280, 8192);
   // batch b*a/t = 8.
@@ -205,13 +206,13 @@ TEST(Gemms, GqaAndTensorParallel) {
   // MQA on 4 ranks: the single kv head is replicated: N = (8 + 2) * d.
   c.attention.kvHeads = 1;
   c.parallel.tp = 4;
-  expectShape(find(layerGemms(c, 0, false), "qkv"), 1, 4096,
+  expectShape(find(gemmsOf(layerKernels(c, RunShape::prefill(), 0)), "qkv"), 1, 4096,
               (64 / 4 + 2) * 128, 8192);
 }
 
 TEST(Gemms, TrainingBackward) {
   ModelConfig c = gpt3_2p7b();
-  auto gs = layerGemms(c, 3, /*training=*/true);
+  auto gs = gemmsOf(layerKernels(c, RunShape::train(), 3));
   // 6 forward + 2 per weight GEMM (4 weight GEMMs) + 4 attention = 18.
   ASSERT_EQ(gs.size(), 18u);
   // qkv forward (8192 x 2560).(2560 x 7680):
@@ -228,25 +229,35 @@ TEST(Gemms, TrainingBackward) {
     EXPECT_EQ(g.layer, 3);
   // Every GEMM has a twin pair backward of equal FLOPs, so a training step
   // is 3x the forward.
-  EXPECT_EQ(*countGemmFlops(c, true), 3 * *countGemmFlops(c, false));
+  EXPECT_EQ(*countFlops(c, RunShape::train()), 3 * *countFlops(c, RunShape::prefill()));
   // 193 forward + 2 logits backward + 12 x 32 layer backward = 579.
-  EXPECT_EQ(modelGemms(c, true).size(), 579u);
+  EXPECT_EQ(gemmsOf(modelKernels(c, RunShape::train())).size(), 579u);
 }
 
 TEST(Counting, Gpt3Parameters) {
   // Per layer: QKV 3h^2 = 19,660,800; out h^2 = 6,553,600;
   // MLP 2hf = 52,428,800; norms 2h = 5,120: 78,648,320.
   // Total: 32 x 78,648,320 + vh (50257 x 2560 = 128,657,920, tied) + final
-  // norm 2560 = 2,645,406,720.
+  // norm 2560 = 2,645,406,720. The LM head block owns the final norm and,
+  // tied, no projection: 2560.
   auto p = countParameters(gpt3_2p7b());
   ASSERT_TRUE(p);
   EXPECT_EQ(p->perLayer, 78648320);
   EXPECT_EQ(p->embedding, 128657920);
-  EXPECT_EQ(p->lmHead, 0);
+  EXPECT_EQ(p->lmHead, 2560);
   EXPECT_EQ(p->total, 2645406720);
   ModelConfig untied = gpt3_2p7b();
   untied.tiedEmbeddings = false;
   EXPECT_EQ(countParameters(untied)->total, 2645406720 + 128657920);
+  // One statement of the weights: the total is the blocks' sum.
+  EXPECT_EQ(*blockWeights(BlockKind::Embedding, untied) +
+                32 * (*blockWeights(BlockKind::Attention, untied) +
+                      *blockWeights(BlockKind::Mlp, untied)) +
+                *blockWeights(BlockKind::LMHead, untied),
+            countParameters(untied)->total);
+  // Weights are unsharded: the degrees do not change them.
+  untied.parallel.tp = 4;
+  EXPECT_EQ(*blockWeights(BlockKind::Attention, untied), 4 * 2560 * 2560 + 2560);
 }
 
 TEST(Counting, Gpt3Flops) {
@@ -255,12 +266,12 @@ TEST(Counting, Gpt3Flops) {
   // out 2*8192*2560^2 = 107,374,182,400; up and down
   // 2*8192*10240*2560 = 429,496,729,600 each. Sum 1,460,288,880,640.
   // x32 = 46,729,244,180,480; logits 2*8192*50257*2560 = 2,107,931,361,280.
-  EXPECT_EQ(countGemmFlops(gpt3_2p7b(), false), 48837175541760);
+  EXPECT_EQ(countFlops(gpt3_2p7b(), RunShape::prefill()), 48837175541760);
   // The enumerated list agrees with the per-layer shortcut.
   int64_t sum = 0;
-  for (const GemmSpec &g : modelGemms(gpt3_2p7b(), true))
+  for (const GemmSpec &g : gemmsOf(modelKernels(gpt3_2p7b(), RunShape::train())))
     sum += *g.flops();
-  EXPECT_EQ(sum, *countGemmFlops(gpt3_2p7b(), true));
+  EXPECT_EQ(sum, *countFlops(gpt3_2p7b(), RunShape::train()));
 }
 
 TEST(DType, Names) {

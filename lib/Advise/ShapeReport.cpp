@@ -7,6 +7,7 @@
 
 #include "tshape/Advise/ShapeReport.h"
 #include "tshape/Advise/Neighbourhood.h"
+#include "tshape/Cost/PredictKernel.h"
 #include "tshape/Model/Transformer.h"
 
 #include "llvm/Support/Format.h"
@@ -65,24 +66,30 @@ void ShapeAnalysis::predict(GemmRecord &r) {
       r.flagged = false;
       return;
     }
-    r.fused = estimateFusedAttention(p.batch, p.m, p.k, r.causal, p.dtype,
-                                     target);
-    if (r.fused.supported) {
+    // The kernel as the block model stated it (heads, kv heads, lengths,
+    // window), never rebuilt from the scores GEMM's sizes.
+    cost::KernelEstimate k =
+        r.attention ? predictKernel(*r.attention, p.dtype, target)
+                    : cost::KernelEstimate{};
+    if (!r.attention) {
+      k.supported = false;
+      k.unsupported = "the fused attention carries no attention kernel";
+    }
+    r.fused = k.attention;
+    if (k.supported) {
       r.predictedUs = r.fused.predictedUs;
       r.lossFraction = 1 - r.fused.headDimEfficiency;
       r.faultK |= r.fused.headDimEfficiency < 1;
       if (r.fused.headDimEfficiency < 1)
         r.causes.push_back(
-            "head_dim " + std::to_string(p.k) +
+            "head_dim " + std::to_string(r.attention->headDim.value) +
             " runs padded to " + std::to_string(r.fused.paddedHeadDim) +
             " in the fused attention kernel (" +
             fmt("%.0f%%", 100 * r.fused.headDimEfficiency) + " useful)");
       r.flagged = r.lossFraction > threshold;
       return;
     }
-    r.causes.push_back("head_dim " + std::to_string(p.k) +
-                       " has no fused attention kernel on " + target.name +
-                       "; predicted as separate GEMMs");
+    r.causes.push_back(k.unsupported + "; predicted as separate GEMMs");
   }
   r.estimate = estimate(p);
   const GemmEstimate &e = r.estimate;
@@ -277,6 +284,16 @@ bool ShapeAnalysis::evaluate(
       changed |= *v != *dim;
       *dim = size->value = *v;
     }
+    // The fused attention it carries changes with it.
+    if (copy.attention) {
+      std::vector<int64_t> before;
+      for (auto [name, d] : copy.attention->dims())
+        before.push_back(d->value);
+      copy.attention->rebind(g.env);
+      size_t i = 0;
+      for (auto [name, d] : copy.attention->dims())
+        changed |= d->value != before[i++];
+    }
     // A GEMM whose sizes do not change costs the same either way.
     if (!changed)
       continue;
@@ -302,8 +319,10 @@ std::string shapeKey(const GemmRecord &r) {
     k += "|" + std::to_string(g.env.get(Param(i)).value_or(-1));
   k += "|" + std::to_string(int(r.problem.dtype)) +
        std::to_string(r.problem.transA) + std::to_string(r.problem.transB) +
-       std::to_string(r.fusedGroup >= 0) + std::to_string(r.fusedPrimary) +
-       std::to_string(r.causal);
+       std::to_string(r.fusedGroup >= 0) + std::to_string(r.fusedPrimary);
+  if (r.attention)
+    for (auto [name, d] : model::Kernel(*r.attention).dims())
+      k += "|" + d->expr.str() + std::to_string(r.attention->causal);
   return k;
 }
 

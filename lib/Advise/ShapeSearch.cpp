@@ -8,6 +8,8 @@
 
 #include "tshape/Advise/ShapeSearch.h"
 #include "tshape/Advise/Neighbourhood.h"
+#include "tshape/Cost/PredictKernel.h"
+#include "tshape/Model/Blocks/Block.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,37 +21,40 @@ using model::ModelConfig;
 using model::Param;
 using model::setParam;
 
-namespace {
-/// One record per GEMM of `c`, the scores and values of each layer tagged
-/// as one fused kernel when the model fuses attention.
-std::vector<GemmRecord> toRecords(const ModelConfig &c,
-                                  const std::vector<model::GemmSpec> &gemms) {
+std::vector<GemmRecord>
+tshape::advise::recordsOf(const ModelConfig &c,
+                          const std::vector<model::Kernel> &kernels) {
   std::vector<GemmRecord> records;
-  for (const model::GemmSpec &g : gemms) {
-    GemmRecord r;
+  auto add = [&](const model::GemmSpec &g) -> GemmRecord & {
+    GemmRecord &r = records.emplace_back();
     r.name = g.name();
     r.layer = g.layer;
     r.location = c.name;
-    r.problem = {g.batch.value, g.m.value, g.n.value, g.k.value,
-                 c.dtype,       g.transA,  g.transB};
+    r.problem = gemmProblem(g, c.dtype);
     r.spec = g;
-    bool scores = g.role == model::Role::AttnScore,
-         values = g.role == model::Role::AttnValue;
-    if (c.attention.fused && g.pass == model::GemmPass::Forward &&
-        (scores || values)) {
-      r.fusedGroup = g.layer;
-      r.fusedPrimary = scores;
-      r.causal = c.attention.causal;
+    return r;
+  };
+  for (const model::Kernel &k : kernels) {
+    if (const model::GemmSpec *g = k.gemm()) {
+      add(*g);
+    } else if (const model::AttentionSpec *a = k.attention()) {
+      bool primary = true;
+      for (const model::GemmSpec &g : a->gemms()) {
+        GemmRecord &r = add(g);
+        r.fusedGroup = a->layer;
+        r.fusedPrimary = primary;
+        if (primary)
+          r.attention = *a;
+        primary = false;
+      }
     }
-    records.push_back(r);
   }
   return records;
 }
-} // namespace
 
 std::vector<GemmRecord>
-tshape::advise::recordsFor(const ModelConfig &c, bool training) {
-  return toRecords(c, model::modelGemms(c, training));
+tshape::advise::recordsFor(const ModelConfig &c, const model::RunShape &run) {
+  return recordsOf(c, model::modelKernels(c, run));
 }
 
 bool tshape::advise::validateSearchOptions(const SearchOptions &o,
@@ -75,7 +80,8 @@ bool tshape::advise::validateSearchOptions(const SearchOptions &o,
   return true;
 }
 
-StepPrediction ShapeSearch::predict(const ModelConfig &c, bool training) {
+StepPrediction ShapeSearch::predict(const ModelConfig &c,
+                                    const model::RunShape &run) {
   auto sum = [&](std::vector<GemmRecord> records) {
     analysis.analyze(records);
     double us = 0;
@@ -84,13 +90,13 @@ StepPrediction ShapeSearch::predict(const ModelConfig &c, bool training) {
     return us;
   };
   // The layers are identical: predict one and multiply. The once-per-model
-  // GEMMs (logits) are those of the same model with no layers.
+  // kernels (logits) are those of the same model with no layers.
   ModelConfig headOnly = c;
   headOnly.layers = 0;
   StepPrediction p;
-  p.us = sum(toRecords(c, model::layerGemms(c, 0, training))) * c.layers +
-         sum(toRecords(c, model::modelGemms(headOnly, training)));
-  p.flops = double(model::countGemmFlops(c, training).value_or(0));
+  p.us = sum(recordsOf(c, model::layerKernels(c, run, 0))) * c.layers +
+         sum(recordsFor(headOnly, run));
+  p.flops = double(model::countFlops(c, run).value_or(0));
   return p;
 }
 
@@ -110,12 +116,10 @@ std::string ShapeSearch::violation(const ModelConfig &original,
     return "parameter count changes by " + std::to_string(rel * 100) +
            "%, over the tolerance";
   if (c.attention.fused) {
-    const int64_t d = c.headDim();
-    FusedAttentionEstimate f =
-        estimateFusedAttention(1, 1, d, c.attention.causal, c.dtype, target);
-    if (!f.supported)
-      return "head_dim " + std::to_string(d) +
-             " has no fused attention kernel on " + target.name;
+    cost::KernelEstimate k = predictKernel(
+        model::attentionKernel(c, o.run, 0), c.dtype, target);
+    if (!k.supported)
+      return k.unsupported;
   }
   return "";
 }
@@ -241,7 +245,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   Odometer odometer(c, o.vary, ctx, res.bounded);
 
   res.before = c;
-  res.predBefore = predict(c, o.training);
+  res.predBefore = predict(c, o.run);
   res.paramsBefore = model::countParameters(c)->total;
   std::string originalViolation = violation(c, c, o);
 
@@ -266,7 +270,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     if (!violation(c, n, o).empty())
       return;
     ++res.feasible;
-    StepPrediction p = predict(n, o.training);
+    StepPrediction p = predict(n, o.run);
     // Never slower per step than a feasible original: growing the model
     // for efficiency alone is not a win.
     if (originalViolation.empty() && p.us > res.predBefore.us)
@@ -301,7 +305,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
       bestRate < res.predBefore.tflops() * (1 + o.minGain))
     best = c;
   res.after = best;
-  res.predAfter = predict(best, o.training);
+  res.predAfter = predict(best, o.run);
   res.paramsAfter = model::countParameters(best)->total;
 
   // One entry per changed parameter, with its effect alone. Key/value heads
@@ -321,7 +325,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     ch.before = getParam(c, p);
     ch.after = getParam(best, p);
     if (violation(c, one, o).empty() || !originalViolation.empty()) {
-      StepPrediction sp = predict(one, o.training);
+      StepPrediction sp = predict(one, o.run);
       ch.speedup = sp.tflops() / res.predBefore.tflops();
     } else {
       ch.speedup = 0; // only feasible together with the other changes

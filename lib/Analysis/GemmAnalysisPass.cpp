@@ -117,7 +117,9 @@ struct TShapeGemmAnalysisPass
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
         r.fusedGroup = f.getInt();
         r.fusedPrimary = !fusedSeen[f.getInt()];
-        r.causal = op->hasAttr(TShapeDialect::kCausalAttrName);
+        // The kernel itself, as the lowering carried it from the block.
+        if (r.fusedPrimary)
+          r.attention = getAttentionProvenance(op);
         fusedSeen[f.getInt()] = true;
       }
       collected.push_back(std::move(r));

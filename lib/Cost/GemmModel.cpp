@@ -239,15 +239,3 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   return f;
 }
 
-FusedAttentionEstimate tshape::cost::estimateFusedAttention(
-    int64_t batch, int64_t seq, int64_t headDim, bool causal,
-    model::DType dtype, const target::GpuTarget &t) {
-  AttentionProblem p;
-  p.batch = batch;
-  p.seq = seq;
-  p.heads = p.kvHeads = 1;
-  p.headDim = headDim;
-  p.causal = causal;
-  p.dtype = dtype;
-  return estimateAttention(p, t);
-}

@@ -15,6 +15,8 @@ const RoleInfo kRoles[] = {
     {Role::MlpGateUp, "mlp_gate_up", RoleGroup::Mlp, true, "dgrad", "wgrad"},
     {Role::MlpDown, "mlp_down", RoleGroup::Mlp, true, "dgrad", "wgrad"},
     {Role::Logits, "logits", RoleGroup::Logits, true, "dgrad", "wgrad"},
+    {Role::Attention, "attention", RoleGroup::Attention, false, "dq", "dkv"},
+    {Role::Collective, "collective", RoleGroup::Communication, false, "", ""},
 };
 } // namespace
 
@@ -28,6 +30,8 @@ const char *tshape::model::roleGroupName(RoleGroup g) {
     return "mlp";
   case RoleGroup::Logits:
     return "logits";
+  case RoleGroup::Communication:
+    return "communication";
   }
   return "attention";
 }

@@ -47,10 +47,6 @@ DimExpr tshape::model::perRank(Param p, const DimExpr &global) {
   return global / DimExpr::param(*by);
 }
 
-DimExpr tshape::model::tokensPerRank() {
-  return DimExpr::param(Param::Microbatch) * DimExpr::param(Param::Seq);
-}
-
 namespace {
 std::string number(int64_t v) { return std::to_string(v); }
 } // namespace

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Model/Transformer.h"
+#include "tshape/Model/Blocks/Block.h"
 
 #include <algorithm>
 #include <cstdarg>
@@ -167,7 +168,7 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
   env.set(Param::KvHeads, c.attention.kvHeads);
   if (auto r = checkBindings(env))
     return r;
-  if (!rankShape(c) || !countParameters(c) || !countGemmFlops(c, true))
+  if (!rankShape(c) || !countParameters(c) || !countFlops(c, RunShape::train()))
     return RuleViolation{"S2", "sizes overflow 64-bit arithmetic: the "
                                "parameter or FLOP count exceeds 2^63-1"};
   return std::nullopt;
@@ -207,105 +208,23 @@ int64_t ModelConfig::headDim() const {
   return model::headDim(bindings(*this));
 }
 
-namespace {
-using E = DimExpr;
-E P(Param p) { return E::param(p); }
-
-/// Sizes shared by the block models, as expressions.
-struct Sizes {
-  E tokens = tokensPerRank();
-  E hidden = P(Param::Hidden);
-  E headDim, headsR, kvR;
-  explicit Sizes(const ModelConfig &c) {
-    headDim = headDimExpr(bindings(c));
-    headsR = perRank(Param::Heads);
-    kvR = c.attention.kvHeads == c.attention.heads ? headsR
-                                                   : perRank(Param::KvHeads);
-  }
-};
-
-/// A GEMM whose sizes are the given expressions evaluated with `c`'s
-/// bindings; a size without a value (an invalid config) is 0.
-GemmSpec gemm(const ModelConfig &c, Role role, int64_t layer, E batch, E m,
-              E n, E k, bool transA, bool transB) {
-  GemmSpec g;
-  g.role = role;
-  g.layer = layer;
-  g.env = bindings(c);
-  for (auto [dim, e] : {std::pair<Dim *, E *>{&g.batch, &batch},
-                        {&g.m, &m},
-                        {&g.n, &n},
-                        {&g.k, &k}}) {
-    dim->expr = *e;
-    dim->value = e->eval(g.env, &g.overflow).value_or(0);
-  }
-  g.transA = transA;
-  g.transB = transB;
-  return g;
-}
-} // namespace
-
 std::optional<RankShape> tshape::model::rankShape(const ModelConfig &c) {
   if (c.parallel.tp <= 0 || c.attention.heads <= 0 ||
       c.attention.kvHeads <= 0)
     return std::nullopt;
-  Bindings env = bindings(c);
-  Sizes z(c);
-  auto tokens = z.tokens.eval(env);
+  // The attention kernel of a training step states the per-rank heads.
+  AttentionSpec a = attentionKernel(c, RunShape::train(), 0);
+  auto tokens = RunShape::train().tokens().eval(a.env);
   if (!tokens)
     return std::nullopt;
   RankShape r;
   r.tokens = *tokens;
-  r.headsPerRank = z.headsR.eval(env).value_or(0);
-  r.kvPerRank = z.kvR.eval(env).value_or(0);
-  r.headDim = c.headDim();
-  r.innerPerRank = perRank(Param::Ffn).eval(env).value_or(0);
-  r.vocabPerRank = perRank(Param::Vocab).eval(env).value_or(0);
+  r.headsPerRank = a.heads.value;
+  r.kvPerRank = a.kvHeads.value;
+  r.headDim = a.headDim.value;
+  r.innerPerRank = perRank(Param::Ffn).eval(a.env).value_or(0);
+  r.vocabPerRank = perRank(Param::Vocab).eval(a.env).value_or(0);
   return r;
-}
-
-std::vector<GemmSpec> tshape::model::attentionGemms(const ModelConfig &c,
-                                                    int64_t layer) {
-  Sizes z(c);
-  const E s = P(Param::Seq);
-  // Scores and values are batched over the microbatch's heads on this rank.
-  const E heads = P(Param::Microbatch) * z.headsR;
-  return {
-      gemm(c, Role::Qkv, layer, E(), z.tokens,
-           (z.headsR + E::constant(2) * z.kvR) * z.headDim, z.hidden, false,
-           true),
-      gemm(c, Role::AttnScore, layer, heads, s, s, z.headDim, false, true),
-      gemm(c, Role::AttnValue, layer, heads, s, z.headDim, s, false, false),
-      gemm(c, Role::AttnOut, layer, E(), z.tokens, z.hidden,
-           z.headsR * z.headDim, false, true),
-  };
-}
-
-std::vector<GemmSpec> tshape::model::mlpGemms(const ModelConfig &c,
-                                              int64_t layer) {
-  Sizes z(c);
-  const E f = perRank(Param::Ffn);
-  std::vector<GemmSpec> out;
-  auto up = [&](Role r, E width) {
-    out.push_back(
-        gemm(c, r, layer, E(), z.tokens, width, z.hidden, false, true));
-  };
-  if (c.mlp.gated && c.mlp.fusedGateUp) {
-    up(Role::MlpGateUp, E::constant(2) * f);
-  } else {
-    if (c.mlp.gated)
-      up(Role::MlpGate, f);
-    up(Role::MlpUp, f);
-  }
-  out.push_back(
-      gemm(c, Role::MlpDown, layer, E(), z.tokens, z.hidden, f, false, true));
-  return out;
-}
-
-GemmSpec tshape::model::logitsGemm(const ModelConfig &c) {
-  Sizes z(c);
-  return gemm(c, Role::Logits, -1, E(), z.tokens, perRank(Param::Vocab),
-              z.hidden, false, true);
 }
 
 std::optional<int64_t> GemmSpec::flops() const {
@@ -317,49 +236,53 @@ std::optional<int64_t> GemmSpec::flops() const {
 }
 
 namespace {
-/// Appends the backward of `forward` (in reverse order of the forward).
-void appendBackward(std::vector<GemmSpec> &out,
-                    const std::vector<GemmSpec> &forward) {
-  for (auto it = forward.rbegin(); it != forward.rend(); ++it)
-    for (GemmSpec &g : backwardGemms(*it))
-      out.push_back(std::move(g));
-}
-} // namespace
-
-std::vector<GemmSpec> tshape::model::layerGemms(const ModelConfig &c,
-                                                int64_t layer, bool training) {
-  std::vector<GemmSpec> out;
-  if (!rankShape(c))
-    return out;
-  std::vector<GemmSpec> attn = attentionGemms(c, layer);
-  std::vector<GemmSpec> mlp = mlpGemms(c, layer);
-  out = attn;
-  out.insert(out.end(), mlp.begin(), mlp.end());
-  if (!training)
-    return out;
-  appendBackward(out, mlp);
-  appendBackward(out, attn);
+/// The blocks of one decoder layer, in order.
+std::vector<BlockKind> layerBlocks() {
+  std::vector<BlockKind> out;
+  for (BlockKind k : allBlocks())
+    if (blockInfo(k).perLayer)
+      out.push_back(k);
   return out;
 }
 
-std::vector<GemmSpec> tshape::model::modelGemms(const ModelConfig &c,
-                                                bool training) {
-  std::vector<GemmSpec> out;
+void append(std::vector<Kernel> &out, std::vector<Kernel> more) {
+  for (Kernel &k : more)
+    out.push_back(std::move(k));
+}
+} // namespace
+
+std::vector<Kernel> tshape::model::layerKernels(const ModelConfig &c,
+                                                const RunShape &run,
+                                                int64_t layer) {
+  std::vector<Kernel> out;
   if (!rankShape(c))
     return out;
-  for (int64_t l = 0; l < c.layers; ++l)
-    for (GemmSpec &g : layerGemms(c, l, false))
-      out.push_back(std::move(g));
-  GemmSpec logits = logitsGemm(c);
-  out.push_back(logits);
-  if (!training)
+  for (BlockKind k : layerBlocks())
+    append(out, forwardKernels(k, c, run, layer));
+  if (run.backward())
+    append(out, backwardKernels(out));
+  return out;
+}
+
+std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
+                                                const RunShape &run) {
+  std::vector<Kernel> out;
+  if (!rankShape(c))
     return out;
-  appendBackward(out, {logits});
-  const size_t fwdCount = layerGemms(c, 0, false).size();
-  for (int64_t l = c.layers - 1; l >= 0; --l) {
-    std::vector<GemmSpec> all = layerGemms(c, l, true);
-    out.insert(out.end(), all.begin() + fwdCount, all.end());
-  }
+  RunShape forward = run;
+  forward.phase = run.phase == Phase::Train ? Phase::Prefill : run.phase;
+  for (int64_t l = 0; l < c.layers; ++l)
+    append(out, layerKernels(c, forward, l));
+  std::vector<Kernel> head;
+  for (BlockKind k : allBlocks())
+    if (!blockInfo(k).perLayer)
+      append(head, forwardKernels(k, c, run, -1));
+  append(out, head);
+  if (!run.backward())
+    return out;
+  append(out, backwardKernels(head));
+  for (int64_t l = c.layers - 1; l >= 0; --l)
+    append(out, backwardKernels(layerKernels(c, forward, l)));
   return out;
 }
 
@@ -368,47 +291,40 @@ std::vector<GemmSpec> tshape::model::modelGemms(const ModelConfig &c,
 //===----------------------------------------------------------------------===//
 
 std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
-  // The weights are the B operands (N x K) of the weight GEMMs of the block
-  // models (RoleInfo::weight), taken from the model with every degree at 1:
-  // one statement of the layer's weights, the GEMM list's.
-  ModelConfig whole = c;
-  whole.parallel = Parallelism();
-  auto weights = [](const std::vector<GemmSpec> &gemms)
-      -> std::optional<int64_t> {
-    std::optional<int64_t> n = 0;
-    for (const GemmSpec &g : gemms)
-      if (roleInfo(g.role).weight)
-        n = g.overflow ? std::nullopt
-                       : checkedAdd(n, checkedMul(g.n.value, g.k.value));
-    return n;
-  };
-  std::vector<GemmSpec> layer = attentionGemms(whole, 0);
-  for (GemmSpec &g : mlpGemms(whole, 0))
-    layer.push_back(std::move(g));
-  // Two norm gains per layer and one final; biases are not counted.
-  auto norms = checkedMul(2, c.hidden);
-  auto perLayer = checkedAdd(weights(layer), norms);
-  // The embedding table is the LM head's weight, shared when tied.
-  auto embedding = weights({logitsGemm(whole)});
-  std::optional<int64_t> lmHead = c.tiedEmbeddings ? 0 : embedding;
+  // The blocks' weights, each stated once by its block (blockWeights).
+  std::optional<int64_t> perLayer = 0;
+  for (BlockKind k : allBlocks())
+    if (blockInfo(k).perLayer)
+      perLayer = checkedAdd(perLayer, blockWeights(k, c));
+  auto embedding = blockWeights(BlockKind::Embedding, c);
+  auto lmHead = blockWeights(BlockKind::LMHead, c);
   auto total = checkedAdd(checkedAdd(embedding, lmHead),
-                          checkedAdd(checkedMul(perLayer, c.layers), c.hidden));
+                          checkedMul(perLayer, c.layers));
   if (!total)
     return std::nullopt;
   return ParamCount{*embedding, *perLayer, *lmHead, *total};
 }
 
-std::optional<int64_t> tshape::model::countGemmFlops(const ModelConfig &c,
-                                              bool training) {
-  auto rs = rankShape(c);
-  if (!rs)
+std::optional<int64_t> tshape::model::countFlops(const ModelConfig &c,
+                                                 const RunShape &run) {
+  if (!rankShape(c))
     return std::nullopt;
-  // One layer's GEMMs times L, plus the logits (and their backward): the
-  // layers are identical, so this does not enumerate L copies.
-  std::optional<int64_t> layer = 0;
-  for (const GemmSpec &g : layerGemms(c, 0, training))
-    layer = checkedAdd(layer, g.flops());
-  std::optional<int64_t> head =
-      checkedMul(logitsGemm(c).flops(), training ? 3 : 1);
-  return checkedAdd(checkedMul(layer, c.layers), head);
+  auto sum = [](const std::vector<Kernel> &ks) -> std::optional<int64_t> {
+    std::optional<int64_t> n = 0;
+    for (const Kernel &k : ks) {
+      if (const GemmSpec *g = k.gemm())
+        n = checkedAdd(n, g->flops());
+      else if (const AttentionSpec *a = k.attention())
+        n = checkedAdd(n, a->flops());
+    }
+    return n;
+  };
+  // One layer's kernels times L, plus the once-per-model blocks (and their
+  // backward): the layers are identical, so this does not enumerate L
+  // copies.
+  std::optional<int64_t> head = 0;
+  for (BlockKind k : allBlocks())
+    if (!blockInfo(k).perLayer)
+      head = checkedAdd(head, sum(blockKernels(k, c, run, -1)));
+  return checkedAdd(checkedMul(sum(layerKernels(c, run, 0)), c.layers), head);
 }

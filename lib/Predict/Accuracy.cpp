@@ -10,15 +10,37 @@
 using namespace tshape;
 using namespace tshape::predict;
 
+model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
+  auto size = [](int64_t v) {
+    return model::Dim{v, model::DimExpr::constant(v)};
+  };
+  if (row.kind == KernelKind::Gemm) {
+    model::GemmSpec g;
+    g.batch = size(row.gemm.batch);
+    g.m = size(row.gemm.m);
+    g.n = size(row.gemm.n);
+    g.k = size(row.gemm.k);
+    g.transA = row.gemm.transA;
+    g.transB = row.gemm.transB;
+    return g;
+  }
+  const cost::AttentionProblem &p = row.attention;
+  model::AttentionSpec a;
+  a.batch = size(p.batch);
+  a.heads = size(p.heads);
+  a.kvHeads = size(p.kvHeads);
+  a.headDim = a.valueHeadDim = size(p.headDim);
+  a.queryLen = size(row.kind == KernelKind::DecodeAttention ? 1 : p.seq);
+  a.kvLen = size(row.kind == KernelKind::DecodeAttention ? row.step : p.seq);
+  a.window = size(p.window);
+  a.causal = p.causal;
+  return a;
+}
+
 double tshape::predict::predictRow(const KernelRow &row,
                                    const target::GpuTarget &t) {
-  if (row.kind == KernelKind::Gemm) {
-    cost::GemmEstimate e = cost::estimateGemm(row.gemm, t);
-    return e.supported ? e.predictedUs : 0;
-  }
-  cost::FusedAttentionEstimate f =
-      cost::estimateAttention(row.attention, t);
-  return f.supported ? f.predictedUs : 0;
+  cost::KernelEstimate e = cost::predictKernel(rowKernel(row), rowDType(row), t);
+  return e.supported ? e.predictedUs : 0;
 }
 
 double tshape::predict::rowFlops(const KernelRow &row) {

@@ -13,7 +13,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Transforms/Passes.h"
-#include "tshape/PassDiagnostics.h"
+#include "tshape/PassRunShape.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Format.h"
@@ -39,11 +39,12 @@ std::string signedCount(int64_t v) {
 report::OptimizationReport::Side side(const target::GpuTarget &t,
                                       const model::ModelConfig &c,
                                       const StepPrediction &step,
-                                      int64_t parameters, bool training) {
+                                      int64_t parameters,
+                                      const model::RunShape &run) {
   report::OptimizationReport::Side s;
   s.step = step;
   s.parameters = parameters;
-  s.analysis = report::analyze(t, 0.1, recordsFor(c, training), 0);
+  s.analysis = report::analyze(t, 0.1, recordsFor(c, run), 0);
   return s;
 }
 
@@ -55,7 +56,6 @@ struct TShapeOptimizeShapesPass
     ModuleOp module = getOperation();
     SearchOptions so;
     so.paramTolerance = paramTolerance;
-    so.training = training;
     so.minGain = minGain;
     so.minHeadDim = minHeadDim;
     so.maxHeadDim = maxHeadDim;
@@ -97,7 +97,13 @@ struct TShapeOptimizeShapesPass
         failedAny = true;
         continue;
       }
+      FailureOr<model::RunShape> run = passRunShape(*this, fn, phase, training);
+      if (failed(run)) {
+        failedAny = true;
+        continue;
+      }
       SearchOptions fo = so;
+      fo.run = *run;
       if (!hasVocab)
         fo.vary.erase(model::paramName(model::Param::Vocab));
       std::optional<SearchResult> res = search.search(*c, fo, err);
@@ -168,9 +174,9 @@ struct TShapeOptimizeShapesPass
       f.feasible = res->feasible;
       f.bounded = res->bounded;
       f.before = side(*tgt, res->before, res->predBefore, res->paramsBefore,
-                      training);
+                      *run);
       f.after = side(*tgt, res->after, res->predAfter, res->paramsAfter,
-                     training);
+                     *run);
       rep.functions.push_back(std::move(f));
     }
     if (failedAny)

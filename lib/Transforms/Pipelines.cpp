@@ -15,7 +15,7 @@ using namespace mlir;
 void tshape::buildAnalyzeModelPipeline(OpPassManager &pm,
                                        const AnalyzeModelOptions &o) {
   TShapeLowerToLinalgOptions lower;
-  lower.training = o.training;
+  lower.phase = o.phase;
   pm.addPass(createTShapeLowerToLinalg(lower));
   TShapeGemmAnalysisOptions analysis;
   analysis.targetName = o.target;

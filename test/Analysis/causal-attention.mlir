@@ -1,6 +1,6 @@
 // A causal layer's fused attention does half the work: the lowering marks
-// its score and value GEMMs tshape.causal, and the analysis predicts the
-// kernel over the blocks the mask leaves. Constants: the uncalibrated H100
+// score GEMM with the attention kernel (tshape.attention, causal), and the
+// analysis predicts that kernel over the blocks the mask leaves. Constants: the uncalibrated H100
 // (Inputs/h100-sxm-uncalibrated.json: 0.8 x 989.4 = 791.52 TFLOP/s, 2 us).
 // RUN: tshape-opt %s -split-input-file --tshape-lower-to-linalg --tshape-gemm-analysis="target-file=%S/Inputs/h100-sxm-uncalibrated.json remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
 // RUN: tshape-opt %s -split-input-file --tshape-lower-to-linalg | FileCheck %s --check-prefix=IR
@@ -11,7 +11,7 @@
 // longest CTA) + 2 = 48.1 us.
 // CHECK: attn_score GEMM of layer 0 (32 x 2048x2048x128, bf16) on h100-sxm: predicted 48.1 us
 // IR-LABEL: func.func @causal
-// IR: {tshape.causal, tshape.fused_attention = 0 : i64, tshape.layer = 0 : i64, tshape.role = "attn_score"
+// IR: {tshape.attention = {batch = "microbatch", causal, head_dim = "hidden/heads", heads = "heads/tp", kv_heads = "heads/tp", kv_len = "seq", q_len = "seq", v_head_dim = "hidden/heads", window = "0"}, tshape.fused_attention = 0 : i64, tshape.layer = 0 : i64, tshape.role = "attn_score"
 func.func @causal(%x: tensor<1x2048x4096xbf16>) -> tensor<1x2048x4096xbf16> {
   %a = tshape.attention %x heads = 32 kv_heads = 32 causal fused : tensor<1x2048x4096xbf16> -> tensor<1x2048x4096xbf16>
   return %a : tensor<1x2048x4096xbf16>
@@ -23,7 +23,7 @@ func.func @causal(%x: tensor<1x2048x4096xbf16>) -> tensor<1x2048x4096xbf16> {
 // 86.82 us + 2 = 88.8 us.
 // CHECK: attn_score GEMM of layer 0 (32 x 2048x2048x128, bf16) on h100-sxm: predicted 88.8 us
 // IR-LABEL: func.func @full
-// IR-NOT: tshape.causal
+// IR: {tshape.attention = {batch = "microbatch", head_dim
 func.func @full(%x: tensor<1x2048x4096xbf16>) -> tensor<1x2048x4096xbf16> {
   %a = tshape.attention %x heads = 32 kv_heads = 32 fused : tensor<1x2048x4096xbf16> -> tensor<1x2048x4096xbf16>
   return %a : tensor<1x2048x4096xbf16>

@@ -1,12 +1,15 @@
 //===- TestGemmConsistency.cpp - lowering vs. model GEMM list -------------===//
 //
 // tshape-test-gemm-consistency: reads the model of each function
-// (extractModelConfig), computes the model's GEMM list (modelGemms), lowers
-// the module in place with tshape-lower-to-linalg under the same options,
-// and checks that the lowered contractions are exactly that list, in order:
-// name, layer, batch x M x N x K, operand layouts and each size's
-// expression. A remark states the count on success; the first difference
-// is an error at the op. Test-only (no public header), after the analysis
+// (extractModelConfig), computes the kernels of the run (modelKernels),
+// lowers the module in place with tshape-lower-to-linalg under the same
+// options, and checks every kernel against the lowered contractions, in
+// order: a GEMM is one contraction (name, layer, batch x M x N x K, operand
+// layouts and each size's expression); a fused attention is its score and
+// value contractions, the score one carrying the kernel itself (every size,
+// its expression, causal). A kind the lowering does not emit is an error.
+// A remark states the counts on success; the first difference is an error
+// at the op. Test-only (no public header), after the analysis
 // test passes of IREE and CIRCT.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +17,7 @@
 #include "tshape/Analysis/Contraction.h"
 #include "tshape/Conversion/Passes.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
+#include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
@@ -32,6 +36,22 @@ std::string describe(const tshape::model::GemmSpec &g) {
     s += " [" + d->expr.str() + "]";
   return s;
 }
+
+std::string describe(const tshape::model::AttentionSpec &a) {
+  std::string s = "attention layer " + std::to_string(a.layer) +
+                  (a.causal ? " causal" : "");
+  for (auto [name, d] : tshape::model::Kernel(a).dims())
+    s += std::string(" ") + name + "=" + std::to_string(d->value) + " [" +
+         d->expr.str() + "]";
+  return s;
+}
+
+/// What one lowered contraction must be: a GEMM, and for the score GEMM of
+/// a fused attention the kernel it carries.
+struct Expected {
+  tshape::model::GemmSpec gemm;
+  std::optional<tshape::model::AttentionSpec> attention;
+};
 
 struct TestGemmConsistencyPass
     : public PassWrapper<TestGemmConsistencyPass, OperationPass<ModuleOp>> {
@@ -52,17 +72,22 @@ struct TestGemmConsistencyPass
                     arith::ArithDialect, math::MathDialect>();
   }
 
-  Option<bool> training{*this, "training",
-                        llvm::cl::desc("lower the training step"),
-                        llvm::cl::init(false)};
+  Option<tshape::model::Phase> phase{
+      *this, "phase", llvm::cl::desc("the run to lower"),
+      llvm::cl::init(tshape::model::Phase::Prefill),
+      llvm::cl::values(
+          clEnumValN(tshape::model::Phase::Train, "train", "a training step"),
+          clEnumValN(tshape::model::Phase::Prefill, "prefill", "the forward"),
+          clEnumValN(tshape::model::Phase::Decode, "decode", "a decode step"))};
   Option<bool> fuseGatedMlp{*this, "fuse-gated-mlp",
                             llvm::cl::desc("fused gate/up layout"),
                             llvm::cl::init(false)};
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Expected lists, per function, from the model.
-    std::map<std::string, std::vector<tshape::model::GemmSpec>> expected;
+    // Expected contractions, per function, from the block models.
+    std::map<std::string, std::vector<Expected>> expected;
+    std::map<std::string, size_t> kernelCounts;
     for (auto fn : module.getOps<func::FuncOp>()) {
       bool hasVocab = false;
       std::string error;
@@ -72,18 +97,34 @@ struct TestGemmConsistencyPass
         return signalPassFailure();
       }
       c->mlp.fusedGateUp = fuseGatedMlp;
-      std::vector<tshape::model::GemmSpec> gemms =
-          tshape::model::modelGemms(*c, training);
-      if (!hasVocab) { // no embedding or head: no logits GEMMs
-        llvm::erase_if(gemms, [](const tshape::model::GemmSpec &g) {
-          return g.role == tshape::model::Role::Logits;
+      std::vector<tshape::model::Kernel> kernels = tshape::model::modelKernels(
+          *c, tshape::model::RunShape{phase, 0});
+      if (!hasVocab) // no embedding or head: no logits GEMMs
+        llvm::erase_if(kernels, [](const tshape::model::Kernel &k) {
+          return k.role() == tshape::model::Role::Logits;
         });
+      std::vector<Expected> want;
+      for (const tshape::model::Kernel &k : kernels) {
+        if (const tshape::model::GemmSpec *g = k.gemm()) {
+          want.push_back({*g, std::nullopt});
+        } else if (const tshape::model::AttentionSpec *a = k.attention()) {
+          std::vector<tshape::model::GemmSpec> pv = a->gemms();
+          want.push_back({pv[0], *a});
+          want.push_back({pv[1], std::nullopt});
+        } else {
+          fn.emitError() << "tshape-test-gemm-consistency: the model has a "
+                         << tshape::model::kernelKindName(k.kind())
+                         << " kernel (" << k.name()
+                         << "), which the lowering does not emit";
+          return signalPassFailure();
+        }
       }
-      expected[fn.getSymName().str()] = std::move(gemms);
+      kernelCounts[fn.getSymName().str()] = kernels.size();
+      expected[fn.getSymName().str()] = std::move(want);
     }
     OpPassManager pm(ModuleOp::getOperationName());
     tshape::TShapeLowerToLinalgOptions options;
-    options.training = training;
+    options.phase = phase;
     options.fuseGatedMlp = fuseGatedMlp;
     pm.addPass(tshape::createTShapeLowerToLinalg(options));
     if (failed(runPipeline(pm, module)))
@@ -103,10 +144,16 @@ struct TestGemmConsistencyPass
         if (!shape->spec) {
           op->emitError() << "contraction " << i
                           << " carries no model provenance; expected "
-                          << describe(want[i]);
+                          << describe(want[i].gemm);
           return WalkResult::interrupt();
         }
-        std::string got = describe(*shape->spec), exp = describe(want[i]);
+        std::string got = describe(*shape->spec),
+                    exp = describe(want[i].gemm);
+        if (want[i].attention) {
+          auto carried = tshape::getAttentionProvenance(op);
+          got += carried ? "; " + describe(*carried) : "; no attention kernel";
+          exp += "; " + describe(*want[i].attention);
+        }
         if (got != exp) {
           op->emitError() << "contraction " << i << " is " << got
                           << "; the model says " << exp;
@@ -122,7 +169,8 @@ struct TestGemmConsistencyPass
                        << want.size();
         return signalPassFailure();
       }
-      fn.emitRemark() << "tshape-test-gemm-consistency: " << i
+      fn.emitRemark() << "tshape-test-gemm-consistency: "
+                      << kernelCounts[fn.getSymName().str()] << " kernels, " << i
                       << " contractions match the model";
     }
   }

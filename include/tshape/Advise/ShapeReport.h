@@ -12,7 +12,7 @@
 #define TSHAPE_ADVISE_SHAPEREPORT_H
 
 #include "tshape/Cost/GemmModel.h"
-#include "tshape/Model/Gemm.h"
+#include "tshape/Model/Kernel.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -39,10 +39,12 @@ struct GemmRecord {
   std::string location; ///< file:line:col, for the report
   GemmProblem problem;
   /// Fused attention: scores and values of one layer form one kernel; the
-  /// estimate goes to the scores GEMM and the values GEMM costs nothing.
+  /// estimate goes to the scores GEMM, which carries the kernel as the
+  /// block model stated it (`attention`), and the values GEMM costs
+  /// nothing.
   int64_t fusedGroup = -1;
   bool fusedPrimary = false;
-  bool causal = false;
+  std::optional<model::AttentionSpec> attention;
   GemmEstimate estimate;
   FusedAttentionEstimate fused;
   double predictedUs = 0; ///< the time this GEMM contributes

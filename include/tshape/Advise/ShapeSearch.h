@@ -28,7 +28,8 @@ struct SearchOptions {
   /// Parameters that may change, by name: any the table marks searchable
   /// (seq, hidden, heads, kv_heads, head_dim, ffn, vocab).
   std::set<std::string> vary = {"vocab", "heads", "ffn"};
-  bool training = false;
+  /// The run the objective prices (a training step, or a prefill).
+  model::RunShape run;
   double minGain = 0.01; ///< keep the model unless throughput gains this
   int64_t minHeadDim = 64, maxHeadDim = 128;
 };
@@ -63,16 +64,22 @@ struct SearchResult {
   double bestGain = 0;         ///< the best candidate's throughput gain
 };
 
-/// The GEMM records of a whole step of `c` (every layer), for reports.
+/// One record per GEMM of `kernels` of `c`: a fused attention kernel
+/// becomes the records of its score GEMM (which carries the kernel and its
+/// cost) and its value GEMM (which costs nothing), as the lowering emits it.
+std::vector<GemmRecord> recordsOf(const model::ModelConfig &c,
+                                  const std::vector<model::Kernel> &kernels);
+/// The GEMM records of a whole run of `c` (every layer), for reports.
 std::vector<GemmRecord> recordsFor(const model::ModelConfig &c,
-                                   bool training);
+                                   const model::RunShape &run);
 
 class ShapeSearch {
 public:
   ShapeSearch(const target::GpuTarget &target) : target(target) {}
 
   /// Predicted step of `c` (one layer's GEMMs x layers, plus the logits).
-  StepPrediction predict(const model::ModelConfig &c, bool training);
+  StepPrediction predict(const model::ModelConfig &c,
+                         const model::RunShape &run);
 
   /// Runs the search; nullopt with `error` set on bad options or when the
   /// model and every candidate break a constraint.

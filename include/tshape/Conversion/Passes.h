@@ -7,6 +7,8 @@
 #ifndef TSHAPE_CONVERSION_PASSES_H
 #define TSHAPE_CONVERSION_PASSES_H
 
+#include "tshape/Model/RunShape.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

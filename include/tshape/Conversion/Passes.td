@@ -38,7 +38,8 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
     gating and residual adds lower to linalg too; norms, the causal mask,
     dropout and tensor-parallel collectives are left out of this GEMM view.
 
-    With `training=true` the backward GEMMs follow the forward: for each
+    With `phase=train` (or `tshape.run = #tshape.run<train>`) the
+    backward GEMMs follow the forward: for each
     weight GEMM the data gradient `<role>_dgrad` `(M x N) . (N x K)` and the
     weight gradient `<role>_wgrad` `(K x M) . (M x N)`, and for attention
     `attn_value_dp`, `attn_value_dv`, `attn_score_dq`, `attn_score_dk`. The
@@ -50,8 +51,18 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"
   ];
   let options = [
+    Option<"phase", "phase", "::tshape::model::Phase",
+           /*default=*/"::tshape::model::Phase::Prefill",
+           "the run to lower: train also emits the backward GEMMs (default: the tshape.run attribute in force, else prefill)",
+           [{::llvm::cl::values(
+             clEnumValN(::tshape::model::Phase::Train, "train",
+                        "a training step: the forward, then the backward"),
+             clEnumValN(::tshape::model::Phase::Prefill, "prefill",
+                        "the forward of a prompt"),
+             clEnumValN(::tshape::model::Phase::Decode, "decode",
+                        "one new token per sequence over its cache"))}]>,
     Option<"training", "training", "bool", /*default=*/"false",
-           "also emit the backward GEMMs of a training step">,
+           "removed: use phase=train">,
     Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
            "emit a gated MLP's gate and up projections as one GEMM of width "
            "2f/t (role mlp_up) instead of two">,

@@ -108,13 +108,6 @@ struct FusedAttentionEstimate {
 FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
                                          const target::GpuTarget &target);
 
-/// The fused attention of the analysis: `batch` x heads independent heads
-/// of `seq` x `headDim` (estimateAttention with one head per sequence).
-FusedAttentionEstimate estimateFusedAttention(int64_t batch, int64_t seq,
-                                              int64_t headDim, bool causal,
-                                              model::DType dtype,
-                                              const target::GpuTarget &target);
-
 /// Query-key pairs of one head that a causal mask with a window of
 /// `window` keys (0: none) leaves, over `n` queries: sum of min(i+1, w).
 /// Closed form: no loop over n.

@@ -32,8 +32,10 @@ enum class Role : uint8_t {
   MlpGateUp, ///< gate and up projections as one GEMM (a fused layout)
   MlpDown,   ///< down projection
   Logits,    ///< LM head
+  Attention, ///< a fused attention kernel (scores, softmax and values)
+  Collective, ///< a collective of the parallel layout
 };
-enum class RoleGroup : uint8_t { Attention, Mlp, Logits };
+enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 
 /// Forward, or the gradient with respect to the A or the B operand.
 enum class GemmPass : uint8_t { Forward, GradA, GradB };

@@ -54,9 +54,6 @@ int64_t splitDegree(Param p, const Bindings &env);
 DimExpr perRank(Param p, const DimExpr &global);
 inline DimExpr perRank(Param p) { return perRank(p, DimExpr::param(p)); }
 
-/// Tokens one rank processes per step: microbatch*seq.
-DimExpr tokensPerRank();
-
 /// A violated rule: its number (see docs/dialect.md, "Verifier rules") and a
 /// message that gives the numbers and what to change.
 struct RuleViolation {

@@ -13,8 +13,9 @@
 #ifndef TSHAPE_MODEL_TRANSFORMER_H
 #define TSHAPE_MODEL_TRANSFORMER_H
 
-#include "tshape/Model/Gemm.h"
+#include "tshape/Model/Kernel.h"
 #include "tshape/Model/Parallelism.h"
+#include "tshape/Model/RunShape.h"
 #include "tshape/Support/DType.h"
 
 #include <cstdint>
@@ -132,42 +133,38 @@ struct RankShape {
 /// Per-rank sizes; nullopt when the config violates a rule or b*s overflows.
 std::optional<RankShape> rankShape(const ModelConfig &config);
 
-/// The forward GEMMs of the block models, each with its sizes as values and
-/// as expressions over the parameters of `c` (Gemm.h). These are the only
-/// definitions of the layer's GEMMs: the lowering emits them and the
-/// analysis traces them.
-std::vector<GemmSpec> attentionGemms(const ModelConfig &c, int64_t layer);
-std::vector<GemmSpec> mlpGemms(const ModelConfig &c, int64_t layer);
-GemmSpec logitsGemm(const ModelConfig &c);
-
-/// The GEMMs of one decoder layer, in execution order: forward, then (when
-/// `training`) backward in reverse order.
-std::vector<GemmSpec> layerGemms(const ModelConfig &config, int64_t layer,
-                                 bool training);
-/// The GEMMs of a whole step: every layer forward, the logits, then the
-/// backward of the logits and of every layer in reverse order. Empty when
-/// the config is invalid.
-std::vector<GemmSpec> modelGemms(const ModelConfig &config, bool training);
+/// The kernels of one decoder layer under `run`: the forward kernels of
+/// its per-layer blocks (Blocks/Block.h) in order, then, when the run has a
+/// backward, their gradients in reverse order. Empty when the config is
+/// invalid.
+std::vector<Kernel> layerKernels(const ModelConfig &config,
+                                 const RunShape &run, int64_t layer);
+/// The kernels of a whole run: every layer forward, the once-per-model
+/// blocks (the logits), then the backward of the logits and of every layer
+/// in reverse order. Empty when the config is invalid.
+std::vector<Kernel> modelKernels(const ModelConfig &config,
+                                 const RunShape &run);
 
 //===----------------------------------------------------------------------===//
 // Counting (all overflow-checked)
 //===----------------------------------------------------------------------===//
 
-/// Parameters of the whole (unsharded) model: the weights of the block
-/// models' weight GEMMs (QKV, output projection, MLP, LM head unless tied;
-/// the embedding is the LM head's table), plus the norm gains (two per layer
-/// and one final). Not counted: biases and learned position tables.
+/// Parameters of the whole (unsharded) model: the sum of the blocks'
+/// weights (blockWeights: QKV, output projection, MLP, the embedding table,
+/// the LM head unless tied, and the norm gains: two per layer and one
+/// final). Not counted: biases and learned position tables.
 struct ParamCount {
-  int64_t embedding = 0;
-  int64_t perLayer = 0;
-  int64_t lmHead = 0;
+  int64_t embedding = 0; ///< the embedding block
+  int64_t perLayer = 0;  ///< the per-layer blocks of one layer
+  int64_t lmHead = 0;    ///< the LM head block, with the final norm
   int64_t total = 0;
 };
 std::optional<ParamCount> countParameters(const ModelConfig &config);
 
-/// Sum of GEMM FLOPs of one step on one rank; nullopt on overflow.
-std::optional<int64_t> countGemmFlops(const ModelConfig &config,
-                                      bool training);
+/// Sum of the kernels' FLOPs of one run on one rank (GEMMs, and attention
+/// kernels as their unmasked GEMMs); nullopt on overflow.
+std::optional<int64_t> countFlops(const ModelConfig &config,
+                                  const RunShape &run);
 
 } // namespace tshape::model
 

@@ -9,6 +9,7 @@
 #ifndef TSHAPE_PREDICT_ACCURACY_H
 #define TSHAPE_PREDICT_ACCURACY_H
 
+#include "tshape/Cost/PredictKernel.h"
 #include "tshape/Predict/KernelTable.h"
 
 #include <string>
@@ -16,9 +17,13 @@
 
 namespace tshape::predict {
 
-/// The predicted time of one row in microseconds; 0 when the target has no
-/// kernel for it (a dtype without a GEMM path, a head dim without a fused
-/// kernel).
+/// The kernel a row timed, with constant sizes: a GEMM, or an attention
+/// kernel (a decode row: one query over `step` keys).
+model::Kernel rowKernel(const KernelRow &row);
+
+/// The predicted time of one row in microseconds (predictKernel, as the
+/// analysis and the search price kernels); 0 when the target has no kernel
+/// for it (a dtype without a GEMM path, a head dim without a fused kernel).
 double predictRow(const KernelRow &row, const target::GpuTarget &target);
 
 /// FLOPs of one row (useful work).

@@ -9,6 +9,8 @@
 
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 
+#include "tshape/Model/RunShape.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -8,6 +8,8 @@
 #ifndef TSHAPE_PIPELINES_H
 #define TSHAPE_PIPELINES_H
 
+#include "tshape/Model/RunShape.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -19,9 +21,15 @@ struct AnalyzeModelOptions
                              llvm::cl::desc("built-in GPU (default: the "
                                             "module's, else h100-sxm)"),
                              llvm::cl::init("")};
-  Option<bool> training{*this, "training",
-                        llvm::cl::desc("also the backward GEMMs"),
-                        llvm::cl::init(false)};
+  Option<model::Phase> phase{
+      *this, "phase",
+      llvm::cl::desc("the run where the IR states none: train (also the "
+                     "backward GEMMs), prefill or decode"),
+      llvm::cl::init(model::Phase::Prefill),
+      llvm::cl::values(
+          clEnumValN(model::Phase::Train, "train", "a training step"),
+          clEnumValN(model::Phase::Prefill, "prefill", "the forward"),
+          clEnumValN(model::Phase::Decode, "decode", "one decode step"))};
   Option<std::string> report{*this, "report",
                              llvm::cl::desc("report file (.json, .md or -)"),
                              llvm::cl::init("")};

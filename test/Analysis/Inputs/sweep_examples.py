@@ -18,8 +18,8 @@ import re
 import subprocess
 import sys
 
-OPTIONS = ["", "training=true", "fuse-gated-mlp=true",
-           "training=true fuse-gated-mlp=true"]
+OPTIONS = ["", "phase=train", "fuse-gated-mlp=true",
+           "phase=train fuse-gated-mlp=true"]
 
 
 def model_values(ir):

@@ -1,5 +1,5 @@
-// RUN: tshape-opt %s --tshape-lower-to-linalg="training=true" | FileCheck %s
-// RUN: tshape-opt %s --tshape-lower-to-linalg="training=true" | mlir-opt | FileCheck %s --check-prefix=UPSTREAM
+// RUN: tshape-opt %s --tshape-lower-to-linalg="phase=train" | FileCheck %s
+// RUN: tshape-opt %s --tshape-lower-to-linalg="phase=train" | mlir-opt | FileCheck %s --check-prefix=UPSTREAM
 
 // GPT-3 2.7B layer at b = 4, s = 2048 (b*s = 8192, h = 2560, a = 32,
 // d = 80, f = 10240, v = 50257). For a weight GEMM Y = X . W^T,

@@ -93,9 +93,10 @@ func.func @mistral_tp2(%x: tensor<1x4096x4096xbf16>) -> tensor<1x4096x32000xbf16
 // t = 4: the one kv head is replicated, qkv N = (16/4 + 2*1) * 64 = 384.
 // CHECK-LABEL: func.func @fused_mqa
 // CHECK: tshape.role = "qkv"{{.*}}} ins(%{{.*}}, %{{.*}} : tensor<512x1024xf16>, tensor<384x1024xf16>)
-// A causal layer marks its fused GEMMs tshape.causal: the kernel skips the masked half.
-// CHECK: {tshape.causal, tshape.fused_attention = 0 : i64, tshape.layer = 0 : i64, tshape.role = "attn_score"{{.*}}}
-// CHECK: {tshape.causal, tshape.fused_attention = 0 : i64, tshape.layer = 0 : i64, tshape.role = "attn_value"{{.*}}}
+// A fused attention's score GEMM carries the kernel (causal: the kernel
+// skips the masked half); both GEMMs carry its group.
+// CHECK: {tshape.attention = {batch = "microbatch", causal, {{.*}}}, tshape.fused_attention = 0 : i64, tshape.layer = 0 : i64, tshape.role = "attn_score"{{.*}}}
+// CHECK: {tshape.fused_attention = 0 : i64, tshape.layer = 0 : i64, tshape.role = "attn_value"{{.*}}}
 module attributes {tshape.parallel = #tshape.parallel<tp = 4>} {
   func.func @fused_mqa(%x: tensor<1x512x1024xf16>) -> tensor<1x512x1024xf16> {
     %a = tshape.attention %x heads = 16 kv_heads = 1 causal fused : tensor<1x512x1024xf16> -> tensor<1x512x1024xf16>

@@ -332,8 +332,38 @@ func.func @missing_measured() attributes {tshape.measured = {median_us = 1.0 : f
 
 // -----
 
-// tshape.causal marks causal fused attention GEMMs: a unit attribute only.
-// expected-error @+1 {{'tshape.causal' must be a unit attribute}}
-func.func @causal_not_unit() attributes {tshape.causal = 1 : i64} {
+// tshape.attention carries a fused attention kernel: its size expressions
+// under the kernel's own names, and causal as a unit.
+// expected-error @+1 {{'tshape.attention' must be a dictionary of attention size expressions}}
+func.func @attention_not_dict() attributes {tshape.attention = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.attention' entry 'causal' must be a unit attribute}}
+func.func @attention_causal_not_unit() attributes {tshape.attention = {causal = 1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.attention' has an unknown entry 'm' (expected batch, heads, kv_heads, head_dim, v_head_dim, q_len, kv_len, window, causal)}}
+func.func @attention_gemm_key() attributes {tshape.attention = {m = "seq"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.attention' entry 'kv_len': unknown parameter 'context' at offset 0}}
+func.func @attention_bad_expr() attributes {tshape.attention = {kv_len = "context"}} {
+  return
+}
+
+// -----
+
+// Rule P3: a run's kv length is 0 (the sequence) or positive.
+// expected-error @+1 {{rule P3: kv_length must be positive (or 0: the sequence length), got -1}}
+func.func @run_negative_kv() attributes {tshape.run = #tshape.run<decode, kv_length = -1>} {
   return
 }

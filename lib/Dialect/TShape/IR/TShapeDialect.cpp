@@ -16,6 +16,10 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
 using namespace mlir;
 using namespace tshape;
 
@@ -52,6 +56,16 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// Rule P3: a run's kv length is 0 (the sequence) or positive.
+LogicalResult RunAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              Phase phase, int64_t kvLength) {
+  if (kvLength < 0)
+    return emitError() << "rule P3: kv_length must be positive (or 0: the "
+                          "sequence length), got "
+                       << kvLength;
+  return success();
+}
+
 /// Rule P2: a target names a built-in GPU or a .json file.
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name) {
@@ -65,23 +79,41 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 namespace {
-/// Expressions and parameter values of a tshape.sizes dictionary.
+/// Expressions (by key) and parameter values of a tshape.sizes or
+/// tshape.attention dictionary.
 struct Sizes {
-  model::DimExpr batch, m, n, k;
+  std::map<std::string, model::DimExpr> exprs;
   model::Bindings env;
+  bool causal = false;
+  model::DimExpr get(const std::string &key) const {
+    auto it = exprs.find(key);
+    return it == exprs.end() ? model::DimExpr() : it->second;
+  }
 };
 
-std::optional<Sizes> parseSizes(DictionaryAttr d, std::string &error) {
+/// The keys of a GEMM's tshape.sizes.
+const std::vector<std::string> kGemmKeys = {"batch", "m", "n", "k"};
+
+/// The keys of a tshape.attention: the attention kernel's size names.
+const std::vector<std::string> &attentionKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (auto [name, d] : model::Kernel(model::AttentionSpec()).dims())
+      k.push_back(name);
+    return k;
+  }();
+  return keys;
+}
+
+/// Parses a dictionary of size expressions under `keys`, with `params`
+/// (tshape.sizes) or `causal` (tshape.attention) when `allow` names it.
+std::optional<Sizes> parseSizes(DictionaryAttr d,
+                                const std::vector<std::string> &keys,
+                                StringRef allow, std::string &error) {
   Sizes s;
   for (NamedAttribute a : d) {
     StringRef key = a.getName().getValue();
-    model::DimExpr *slot = llvm::StringSwitch<model::DimExpr *>(key)
-                               .Case("batch", &s.batch)
-                               .Case("m", &s.m)
-                               .Case("n", &s.n)
-                               .Case("k", &s.k)
-                               .Default(nullptr);
-    if (slot) {
+    if (llvm::is_contained(keys, key.str())) {
       auto str = dyn_cast<StringAttr>(a.getValue());
       if (!str) {
         error = "entry '" + key.str() + "' must be a string expression";
@@ -93,13 +125,21 @@ std::optional<Sizes> parseSizes(DictionaryAttr d, std::string &error) {
         error = "entry '" + key.str() + "': " + e;
         return std::nullopt;
       }
-      *slot = *expr;
+      s.exprs.emplace(key.str(), *expr);
       continue;
     }
-    if (key != "params") {
-      error = "has an unknown entry '" + key.str() +
-              "' (expected batch, m, n, k, params)";
+    if (key != allow) {
+      error = "has an unknown entry '" + key.str() + "' (expected " +
+              llvm::join(keys, ", ") + ", " + allow.str() + ")";
       return std::nullopt;
+    }
+    if (key == "causal") {
+      if (!isa<UnitAttr>(a.getValue())) {
+        error = "entry 'causal' must be a unit attribute";
+        return std::nullopt;
+      }
+      s.causal = true;
+      continue;
     }
     auto params = dyn_cast<DictionaryAttr>(a.getValue());
     if (!params) {
@@ -126,11 +166,7 @@ void tshape::setGemmProvenance(Operation *op, const model::GemmSpec &spec) {
   op->setAttr(TShapeDialect::kRoleAttrName, b.getStringAttr(spec.name()));
   op->setAttr(TShapeDialect::kLayerAttrName, b.getI64IntegerAttr(spec.layer));
   SmallVector<NamedAttribute> entries;
-  for (auto [key, dim] : {std::pair<const char *, const model::Dim *>{
-                              "batch", &spec.batch},
-                          {"m", &spec.m},
-                          {"n", &spec.n},
-                          {"k", &spec.k}})
+  for (auto [key, dim] : model::Kernel(spec).dims())
     if (!(key == StringRef("batch") && dim->expr.isConstant(1)))
       entries.push_back(
           b.getNamedAttr(key, b.getStringAttr(dim->expr.str())));
@@ -152,7 +188,7 @@ tshape::getGemmProvenance(Operation *op, int64_t batch, int64_t m, int64_t n,
     return std::nullopt;
   auto name = model::parseGemmName(role.getValue());
   std::string error;
-  auto parsed = parseSizes(sizes, error);
+  auto parsed = parseSizes(sizes, kGemmKeys, "params", error);
   if (!name || !parsed)
     return std::nullopt;
   model::GemmSpec g;
@@ -161,19 +197,53 @@ tshape::getGemmProvenance(Operation *op, int64_t batch, int64_t m, int64_t n,
   if (auto l = op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
     g.layer = l.getInt();
   g.env = parsed->env;
-  for (auto [dim, expr, value] :
-       {std::tuple<model::Dim *, model::DimExpr *, int64_t>{&g.batch,
-                                                            &parsed->batch,
-                                                            batch},
-        {&g.m, &parsed->m, m},
-        {&g.n, &parsed->n, n},
-        {&g.k, &parsed->k, k}}) {
-    if (expr->eval(g.env) != value)
+  for (auto [dim, key, value] :
+       {std::tuple<model::Dim *, const char *, int64_t>{&g.batch, "batch",
+                                                        batch},
+        {&g.m, "m", m},
+        {&g.n, "n", n},
+        {&g.k, "k", k}}) {
+    model::DimExpr expr = parsed->get(key);
+    if (expr.eval(g.env) != value)
       return std::nullopt;
-    dim->expr = *expr;
+    dim->expr = expr;
     dim->value = value;
   }
   return g;
+}
+
+void tshape::setAttentionProvenance(Operation *op,
+                                    const model::AttentionSpec &a) {
+  Builder b(op->getContext());
+  SmallVector<NamedAttribute> entries;
+  for (auto [key, dim] : model::Kernel(a).dims())
+    entries.push_back(b.getNamedAttr(key, b.getStringAttr(dim->expr.str())));
+  if (a.causal)
+    entries.push_back(b.getNamedAttr("causal", b.getUnitAttr()));
+  op->setAttr(TShapeDialect::kAttentionAttrName,
+              b.getDictionaryAttr(entries));
+}
+
+std::optional<model::AttentionSpec>
+tshape::getAttentionProvenance(Operation *op) {
+  auto dict =
+      op->getAttrOfType<DictionaryAttr>(TShapeDialect::kAttentionAttrName);
+  auto sizes = op->getAttrOfType<DictionaryAttr>(TShapeDialect::kSizesAttrName);
+  if (!dict || !sizes)
+    return std::nullopt;
+  std::string error;
+  auto parsed = parseSizes(dict, attentionKeys(), "causal", error);
+  auto params = parseSizes(sizes, kGemmKeys, "params", error);
+  if (!parsed || !params)
+    return std::nullopt;
+  model::AttentionSpec a;
+  if (auto l = op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
+    a.layer = l.getInt();
+  a.causal = parsed->causal;
+  for (auto [key, dim] : a.dims())
+    dim->expr = parsed->get(key);
+  a.rebind(params->env);
+  return a;
 }
 
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
@@ -187,6 +257,8 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
   static const Rule rules[] = {
       {kParallelAttrName, [](Attribute a) { return isa<ParallelAttr>(a); },
        "a #tshape.parallel attribute"},
+      {kRunAttrName, [](Attribute a) { return isa<RunAttr>(a); },
+       "a #tshape.run attribute"},
       {kMathAttrName, [](Attribute a) { return isa<MathModeAttr>(a); },
        "a #tshape.math attribute"},
       {kTargetAttrName,
@@ -208,8 +280,9 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
        "a dictionary of size expressions"},
       {kFusedAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
-      {kCausalAttrName, [](Attribute a) { return isa<UnitAttr>(a); },
-       "a unit attribute"},
+      {kAttentionAttrName,
+       [](Attribute a) { return isa<DictionaryAttr>(a); },
+       "a dictionary of attention size expressions"},
       {kTpAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
   };
@@ -219,7 +292,12 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
       if (r.accepts(attr.getValue())) {
         std::string error;
         if (name == kSizesAttrName &&
-            !parseSizes(cast<DictionaryAttr>(attr.getValue()), error))
+            !parseSizes(cast<DictionaryAttr>(attr.getValue()), kGemmKeys,
+                        "params", error))
+          return op->emitError() << "'" << name << "' " << error;
+        if (name == kAttentionAttrName &&
+            !parseSizes(cast<DictionaryAttr>(attr.getValue()),
+                        attentionKeys(), "causal", error))
           return op->emitError() << "'" << name << "' " << error;
         if ((name == kMeasuredAttrName || name == kAnalysisAttrName) &&
             !verifyGemmRecord(name, cast<DictionaryAttr>(attr.getValue()),
@@ -238,6 +316,13 @@ model::Parallelism tshape::getParallelism(Operation *op) {
             TShapeDialect::kParallelAttrName))
       return p.getDegrees();
   return {};
+}
+
+std::optional<model::RunShape> tshape::getRunShape(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp())
+    if (auto r = cur->getAttrOfType<RunAttr>(TShapeDialect::kRunAttrName))
+      return r.getRunShape();
+  return std::nullopt;
 }
 
 bool tshape::usesTf32Math(Operation *op) {

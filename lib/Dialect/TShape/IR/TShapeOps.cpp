@@ -53,7 +53,7 @@ LogicalResult verifySameType(Operation *op, Type in, Type out) {
 /// Rule S2: the GEMMs an op implies must be countable in int64. `config`
 /// holds the op's sizes with 1 for the sizes it does not use.
 LogicalResult verifyNoOverflow(Operation *op, model::ModelConfig config) {
-  if (model::countGemmFlops(config, /*training=*/true) &&
+  if (model::countFlops(config, model::RunShape::train()) &&
       model::countParameters(config))
     return success();
   return op->emitOpError()

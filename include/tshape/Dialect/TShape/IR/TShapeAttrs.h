@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "tshape/Model/Parallelism.h"
+#include "tshape/Model/RunShape.h"
 
 #include "tshape/Dialect/TShape/IR/TShapeEnums.h.inc"
 

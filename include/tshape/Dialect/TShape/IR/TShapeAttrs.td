@@ -77,6 +77,48 @@ def TShape_ParallelAttr : AttrDef<TShape_Dialect, "Parallel"> {
   let genVerifyDecl = 1;
 }
 
+def TShape_Phase : I32EnumAttr<"Phase", "what a run computes", [
+    I32EnumAttrCase<"train", 0>,
+    I32EnumAttrCase<"prefill", 1>,
+    I32EnumAttrCase<"decode", 2>
+  ]> {
+  let cppNamespace = "::tshape";
+  let genSpecializedAttr = 0;
+}
+
+def TShape_RunAttr : AttrDef<TShape_Dialect, "Run"> {
+  let mnemonic = "run";
+  let summary = "the run shape: train, prefill or decode, and the kv length";
+  let description = [{
+    Placed on a function or module as `tshape.run`: the one IR form of the
+    run shape (`model::RunShape`). `train` is a training step (the forward,
+    then the backward); `prefill` the forward of a prompt; `decode` one new
+    token per sequence over its cache. `kv_length` is the keys each query
+    attends to (default: the sequence length). A pass's `phase=` option
+    takes precedence.
+
+    ```mlir
+    func.func @m(...) attributes {tshape.run = #tshape.run<train>}
+    module attributes {tshape.run = #tshape.run<decode, kv_length = 4096>}
+    ```
+  }];
+  let parameters = (ins EnumParameter<TShape_Phase>:$phase,
+                        DefaultValuedParameter<"int64_t", "0">:$kv_length);
+  let assemblyFormat = "`<` $phase (`,` `kv_length` `=` $kv_length^)? `>`";
+  let builders = [
+    AttrBuilder<(ins "const ::tshape::model::RunShape &":$r), [{
+      return $_get($_ctxt, ::tshape::Phase(r.phase), r.kvLength);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The run shape as the plain-C++ model states it.
+    ::tshape::model::RunShape getRunShape() const {
+      return {::tshape::model::Phase(getPhase()), getKvLength()};
+    }
+  }];
+  let genVerifyDecl = 1;
+}
+
 def TShape_TargetAttr : AttrDef<TShape_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "the GPU the analysis passes model";

@@ -37,6 +37,8 @@ def TShape_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the discardable attribute carrying the parallel config.
     static constexpr ::llvm::StringLiteral kParallelAttrName = "tshape.parallel";
+    /// Name of the discardable attribute carrying the run shape.
+    static constexpr ::llvm::StringLiteral kRunAttrName = "tshape.run";
     /// Name of the discardable attribute carrying the f32 math mode.
     static constexpr ::llvm::StringLiteral kMathAttrName = "tshape.math";
     /// Discardable attributes put on lowered GEMMs.
@@ -44,10 +46,12 @@ def TShape_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kLayerAttrName = "tshape.layer";
     /// The size expressions and parameter values of a lowered GEMM.
     static constexpr ::llvm::StringLiteral kSizesAttrName = "tshape.sizes";
+    /// On both GEMMs of a fused attention: the layer, which groups them.
     static constexpr ::llvm::StringLiteral kFusedAttrName = "tshape.fused_attention";
-    /// On the fused attention GEMMs of a causal layer: the kernel skips the
-    /// masked half of the work.
-    static constexpr ::llvm::StringLiteral kCausalAttrName = "tshape.causal";
+    /// On the score GEMM of a fused attention: the attention kernel as the
+    /// block model states it (size expressions, causal), whose parameter
+    /// values are those of the op's tshape.sizes.
+    static constexpr ::llvm::StringLiteral kAttentionAttrName = "tshape.attention";
     /// Builtin-typed forms of the model attributes on lowered functions, so
     /// that lowered IR needs no tshape attribute types (plain MLIR).
     static constexpr ::llvm::StringLiteral kTpAttrName = "tshape.tp";

@@ -20,6 +20,11 @@ namespace tshape {
 /// none does.
 model::Parallelism getParallelism(mlir::Operation *op);
 
+/// The run shape in force at `op`: the `tshape.run` attribute of the
+/// nearest enclosing op (or `op` itself) that has one; nullopt when none
+/// states one.
+std::optional<model::RunShape> getRunShape(mlir::Operation *op);
+
 /// Whether f32 GEMMs at `op` use TF32 tensor cores: the nearest enclosing op
 /// (or `op`) that says so with `tshape.math = #tshape.math<tf32>`, or with
 /// the lowered form `tshape.tf32`. `#tshape.math<ieee>` says no.
@@ -45,6 +50,16 @@ void setGemmProvenance(mlir::Operation *op, const model::GemmSpec &spec);
 std::optional<model::GemmSpec> getGemmProvenance(mlir::Operation *op,
                                                  int64_t batch, int64_t m,
                                                  int64_t n, int64_t k);
+
+/// Stamps the fused attention kernel `a` on its score GEMM `op` (which has
+/// its tshape.sizes): `tshape.attention`, a builtin dictionary of the
+/// kernel's size expressions (Kernel::dims) and `causal`.
+void setAttentionProvenance(mlir::Operation *op, const model::AttentionSpec &a);
+
+/// The fused attention kernel stamped on `op`, its sizes evaluated with the
+/// parameters of the op's tshape.sizes. Nullopt when the op carries none (or
+/// a malformed one).
+std::optional<model::AttentionSpec> getAttentionProvenance(mlir::Operation *op);
 } // namespace tshape
 
 #endif // TSHAPE_DIALECT_TSHAPE_IR_TSHAPEDIALECT_H

@@ -1,28 +1,21 @@
-//===- TShapeToLinalg.cpp - Lower tshape ops to linalg GEMMs --------------===//
+//===- Lowerer.cpp - Lower tshape ops to linalg GEMMs ---------------------===//
 //
 // Lowers tshape ops to the GEMMs of one tensor-parallel rank, with the data
 // flow between them (reshapes, head transposes, GQA broadcast, softmax,
-// activations, residual adds) in linalg and tensor ops. With training=true a
-// tape of sub-layer backward steps is replayed in reverse to emit the
-// backward GEMMs, chaining the hidden-state gradient through the model.
+// activations, residual adds) in linalg and tensor ops. Each op is lowered
+// by its block's lowering (the table below; one file each), from the
+// kernels of its block model (Model/Blocks). Under phase=train a tape of
+// sub-layer backward steps is replayed in reverse to emit the backward
+// GEMMs, chaining the hidden-state gradient through the model.
 //
-// Every contraction is emitted from the block models of Transformer.h
-// (attentionGemms, mlpGemms, logitsGemm, backwardGemms): the model says
-// which GEMMs a sub-layer has and their sizes, the lowering builds the data
-// flow around them, checks that the operands it built have the model's
-// sizes, and stamps each GEMM with its provenance (setGemmProvenance).
-// tshape-test-gemm-consistency checks the whole list against modelGemms.
+// The lowering checks that the operands it built have the model's sizes
+// and stamps each GEMM with its provenance (setGemmProvenance);
+// tshape-test-gemm-consistency checks the whole list against modelKernels.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tshape/Conversion/Passes.h"
-#include "tshape/Dialect/TShape/IR/TShapeOps.h"
-#include "tshape/Model/Transformer.h"
-
-#include "mlir/IR/ImplicitLocOpBuilder.h"
-#include "mlir/IR/IRMapping.h"
-
-#include <functional>
+#include "Lowerer.h"
+#include "tshape/PassRunShape.h"
 
 namespace tshape {
 #define GEN_PASS_DEF_TSHAPELOWERTOLINALG
@@ -30,102 +23,27 @@ namespace tshape {
 } // namespace tshape
 
 using namespace mlir;
-using tshape::TShapeDialect;
+using namespace tshape;
+using namespace tshape::lowering;
 
+//===----------------------------------------------------------------------===//
+// The block lowerings
+//===----------------------------------------------------------------------===//
 
 namespace {
-
-/// Builds the linalg form of one function's tshape ops.
-class Lowerer {
-public:
-  Lowerer(func::FuncOp fn, bool training, bool fuseGated, int64_t maxLayers,
-          bool decomposeSoftmax, bool patternWeights)
-      : fn(fn), b(fn.getLoc(), fn.getContext()), training(training),
-        fuseGated(fuseGated), decomposeSoftmax(decomposeSoftmax),
-        patternWeights(patternWeights),
-        maxLayers(maxLayers),
-        parallel(tshape::getParallelism(fn)) {}
-
-  /// Lowers every tshape op in the function; fails with a diagnostic.
-  LogicalResult run();
-
-  int64_t gemmCount = 0;
-  int64_t layerCount = 0;
-
-private:
-  using Backward = std::function<Value(Value)>;
-
-  // Lowering of each op kind; each returns the op's result (3-D).
-  FailureOr<Value> lowerOp(Operation *op, IRMapping &map);
-  Value lowerEmbedding(tshape::EmbeddingOp op, Value tokens);
-  Value lowerLMHead(tshape::LMHeadOp op, Value x);
-  /// A residual branch f(x) on 2-D activations [b*s, h]; pushes its backward
-  /// (which maps dF [b*s,h] to dX [b*s,h]) to `branchBackward`.
-  Value attentionBranch(tshape::AttentionOp op, Value x2, int64_t layer,
-                        Backward &branchBackward);
-  Value mlpBranch(tshape::MLPOp op, Value x2, int64_t layer,
-                  Backward &branchBackward);
-  LogicalResult lowerBody(Block &body, ValueRange args, IRMapping &map,
-                          SmallVectorImpl<Value> &yielded);
-
-  // Builders.
-  RankedTensorType type(ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, elt);
-  }
-  Value zeros(ArrayRef<int64_t> shape);
-  Value weight(ArrayRef<int64_t> shape);
-  /// The contraction `spec` describes, on operands a and b.
-  Value gemm(const tshape::model::GemmSpec &spec, Value a, Value bm);
-  /// y = x . W^T with W [N, K] of `spec` (a new weight unless `w` is
-  /// given); pushes its backward to `tape` when not null.
-  Value linear(const tshape::model::GemmSpec &spec, Value x,
-               SmallVectorImpl<Backward> *tape, Value w = Value());
-  Value linearBackward(const tshape::model::GemmSpec &spec, Value x, Value w,
-                       Value dy);
-  /// The model config of one op of the function (run shape, parallelism
-  /// and the op's own hyperparameters).
-  tshape::model::ModelConfig config(int64_t hidden) const;
-  /// x op y elementwise (linalg.add, linalg.mul).
-  template <typename ElementwiseOp> Value elementwise(Value x, Value y);
-  Value add(Value x, Value y) { return elementwise<linalg::AddOp>(x, y); }
-  Value mul(Value x, Value y) { return elementwise<linalg::MulOp>(x, y); }
-  Value activation(Value x, tshape::Activation act);
-  Value softmax(Value x);
-  Value collapse(Value x, ArrayRef<ReassociationIndices> groups);
-  Value expand(Value x, ArrayRef<int64_t> shape,
-               ArrayRef<ReassociationIndices> groups);
-  Value transpose(Value x, ArrayRef<int64_t> perm);
-  Value toHeads(Value x2, int64_t heads, int64_t d);
-  Value fromHeads(Value x3, int64_t heads, int64_t d);
-  Value broadcastGroups(Value x3, int64_t groups, int64_t repeat);
-  Value reduceGroups(Value x3, int64_t groups, int64_t repeat);
-  Value slice(Value x2, int64_t offset, int64_t size);
-  Value to2D(Value x3) { return collapse(x3, {{0, 1}, {2}}); }
-  Value to3D(Value x2) {
-    auto t = cast<RankedTensorType>(x2.getType());
-    return expand(x2, {batch, seq, t.getDimSize(1)}, {{0, 1}, {2}});
-  }
-  int64_t dim(Value v, unsigned i) {
-    return cast<RankedTensorType>(v.getType()).getDimSize(i);
-  }
-
-  func::FuncOp fn;
-  ImplicitLocOpBuilder b;
-  bool training, fuseGated, decomposeSoftmax, patternWeights;
-  int64_t weightSeed = 0;
-  int64_t maxLayers;
-  tshape::model::Parallelism parallel;
-  /// The first disagreement between an emitted operand and the model.
-  std::string modelMismatch;
-  Type elt;
-  int64_t batch = 0, seq = 0;
-  int64_t nextLayer = 0;
-  Value embeddingTable;
-  /// Backward steps in forward order; each maps the gradient of a value
-  /// [b*s, x] to the gradient of its input.
-  SmallVector<Backward> tape;
-  SmallVector<Value> weightGrads;
+/// One row per block (model::BlockKind order): a residual sub-layer has a
+/// branch, a once-per-model block a whole-op lowering.
+const BlockLowering kLowerings[] = {
+    {model::BlockKind::Embedding, nullptr, lowerEmbedding},
+    {model::BlockKind::Attention, lowerAttention, nullptr},
+    {model::BlockKind::Mlp, lowerMlp, nullptr},
+    {model::BlockKind::LMHead, nullptr, lowerLMHead},
 };
+} // namespace
+
+const BlockLowering &tshape::lowering::blockLowering(model::BlockKind k) {
+  return kLowerings[size_t(k)];
+}
 
 //===----------------------------------------------------------------------===//
 // Builders
@@ -178,18 +96,18 @@ Value Lowerer::weight(ArrayRef<int64_t> shape) {
       .getResult(0);
 }
 
-tshape::model::ModelConfig Lowerer::config(int64_t hidden) const {
-  using tshape::model::Param;
-  tshape::model::ModelConfig c;
-  tshape::model::setParam(c, Param::Microbatch, batch);
-  tshape::model::setParam(c, Param::Seq, seq);
-  tshape::model::setParam(c, Param::Hidden, hidden);
-  tshape::model::setParam(c, Param::Layers, 1);
+model::ModelConfig Lowerer::config(int64_t hidden) const {
+  using model::Param;
+  model::ModelConfig c;
+  model::setParam(c, Param::Microbatch, batch);
+  model::setParam(c, Param::Seq, seq);
+  model::setParam(c, Param::Hidden, hidden);
+  model::setParam(c, Param::Layers, 1);
   c.parallel = parallel;
   return c;
 }
 
-Value Lowerer::gemm(const tshape::model::GemmSpec &spec, Value a, Value bm) {
+Value Lowerer::gemm(const model::GemmSpec &spec, Value a, Value bm) {
   const bool transA = spec.transA, transB = spec.transB;
   auto aT = cast<RankedTensorType>(a.getType());
   auto bT = cast<RankedTensorType>(bm.getType());
@@ -257,17 +175,25 @@ Value Lowerer::gemm(const tshape::model::GemmSpec &spec, Value a, Value bm) {
   return op->getResult(0);
 }
 
-Value Lowerer::linearBackward(const tshape::model::GemmSpec &spec, Value x,
+const model::GemmSpec *Lowerer::find(const std::vector<model::Kernel> &ks,
+                                     model::Role r) {
+  for (const model::Kernel &k : ks)
+    if (const model::GemmSpec *g = k.gemm(); g && g->role == r)
+      return g;
+  return nullptr;
+}
+
+Value Lowerer::linearBackward(const model::GemmSpec &spec, Value x,
                               Value w, Value dy) {
   // dX = dY . W  (M x N).(N x K);  dW = X^T . dY  (K x M).(M x N).
-  std::vector<tshape::model::GemmSpec> grads =
-      tshape::model::backwardGemms(spec);
+  std::vector<model::GemmSpec> grads =
+      model::backwardGemms(spec);
   Value dx = gemm(grads[0], dy, w);
   weightGrads.push_back(gemm(grads[1], x, dy));
   return dx;
 }
 
-Value Lowerer::linear(const tshape::model::GemmSpec &spec, Value x,
+Value Lowerer::linear(const model::GemmSpec &spec, Value x,
                       SmallVectorImpl<Backward> *bwd, Value w) {
   if (!w)
     w = weight({spec.n.value, spec.k.value});
@@ -286,6 +212,17 @@ Value Lowerer::elementwise(Value x, Value y) {
   return ElementwiseOp::create(b, TypeRange{init.getType()}, ValueRange{x, y},
                                ValueRange{init})
       .getResult(0);
+}
+
+Value Lowerer::add(Value x, Value y) {
+  return elementwise<linalg::AddOp>(x, y);
+}
+Value Lowerer::mul(Value x, Value y) {
+  return elementwise<linalg::MulOp>(x, y);
+}
+
+Value Lowerer::concat(ValueRange parts) {
+  return tensor::ConcatOp::create(b, /*dim=*/1, parts);
 }
 
 Value Lowerer::activation(Value x, tshape::Activation act) {
@@ -423,159 +360,8 @@ Value Lowerer::slice(Value x2, int64_t offset, int64_t size) {
 }
 
 //===----------------------------------------------------------------------===//
-// Ops
+// Functions, blocks and repeats
 //===----------------------------------------------------------------------===//
-
-Value Lowerer::lowerEmbedding(tshape::EmbeddingOp op, Value tokens) {
-  // Rank-local table [v/t, h]; token ids are taken modulo v/t (the
-  // vocab-parallel lookup and its all-reduce are not GEMMs).
-  int64_t h = op.getResult().getType().getDimSize(2);
-  // The rank's share of the vocabulary, as the LM head's GEMM has it.
-  tshape::model::ModelConfig c = config(h);
-  tshape::model::setParam(c, tshape::model::Param::Vocab, op.getVocab());
-  int64_t vRank = tshape::model::logitsGemm(c).n.value;
-  embeddingTable = weight({vRank, h});
-  Value table = embeddingTable;
-  Value init = tensor::EmptyOp::create(b, ArrayRef<int64_t>{batch, seq, h}, elt);
-  MLIRContext *ctx = b.getContext();
-  AffineMap tokMap = AffineMap::get(
-      3, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);
-  AffineMap id = b.getMultiDimIdentityMap(3);
-  SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, TypeRange{init.getType()}, ValueRange{tokens}, ValueRange{init},
-      ArrayRef<AffineMap>{tokMap, id}, iters,
-      [&](OpBuilder &ob, Location loc, ValueRange args) {
-        ImplicitLocOpBuilder nb(loc, ob);
-        Value tok = arith::IndexCastOp::create(nb, nb.getIndexType(), args[0]);
-        Value vr = arith::ConstantIndexOp::create(nb, vRank);
-        Value row = arith::RemUIOp::create(nb, tok, vr);
-        Value col = linalg::IndexOp::create(nb, 2);
-        Value v = tensor::ExtractOp::create(nb, table, ValueRange{row, col});
-        linalg::YieldOp::create(nb, v);
-      });
-  return generic.getResult(0);
-}
-
-Value Lowerer::lowerLMHead(tshape::LMHeadOp op, Value x) {
-  tshape::model::ModelConfig c = config(dim(x, 2));
-  tshape::model::setParam(c, tshape::model::Param::Vocab, op.getVocab());
-  Value x2 = to2D(x);
-  // A tied head reads the embedding table as its [v/t, h] weight.
-  Value tied = op.getTied() ? embeddingTable : Value();
-  Value logits = linear(tshape::model::logitsGemm(c), x2, &tape, tied);
-  return to3D(logits);
-}
-
-Value Lowerer::attentionBranch(tshape::AttentionOp op, Value x2,
-                               int64_t layer, Backward &branchBackward) {
-  tshape::model::ModelConfig c = config(dim(x2, 1));
-  using tshape::model::Param;
-  tshape::model::setParam(c, Param::Heads, op.getHeads());
-  tshape::model::setParam(c, Param::KvHeads, op.getKvHeads());
-  tshape::model::setParam(c, Param::HeadDim, op.getHeadDim().value_or(0));
-  c.attention.causal = op.getCausal();
-  c.attention.fused = op.getFused();
-  std::vector<tshape::model::GemmSpec> g =
-      tshape::model::attentionGemms(c, layer);
-  auto rs = tshape::model::rankShape(c);
-  int64_t aR = rs->headsPerRank, gR = rs->kvPerRank, d = rs->headDim;
-  int64_t r = aR / gR;
-  bool fused = op.getFused();
-  const tshape::model::GemmSpec qkvSpec = g[0], scoreSpec = g[1],
-                                valueSpec = g[2], outSpec = g[3];
-
-  SmallVector<Backward> steps; // qkv, out
-  Value qkv = linear(qkvSpec, x2, &steps);
-  Value q = toHeads(slice(qkv, 0, aR * d), aR, d);
-  Value kG = toHeads(slice(qkv, aR * d, gR * d), gR, d);
-  Value vG = toHeads(slice(qkv, (aR + gR) * d, gR * d), gR, d);
-  Value k = broadcastGroups(kG, gR, r);
-  Value v = broadcastGroups(vG, gR, r);
-  Value scores = gemm(scoreSpec, q, k);
-  Value probs = softmax(scores);
-  Value ctx = gemm(valueSpec, probs, v);
-  if (fused) {
-    for (Value g : {scores, ctx}) {
-      g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
-                                 b.getI64IntegerAttr(layer));
-      if (c.attention.causal)
-        g.getDefiningOp()->setAttr(TShapeDialect::kCausalAttrName,
-                                   b.getUnitAttr());
-    }
-  }
-  Value ctx2 = fromHeads(ctx, aR, d);
-  Value out = linear(outSpec, ctx2, &steps);
-
-  branchBackward = [=, this, qkvBwd = steps[0], outBwd = steps[1]](Value g) {
-    Value dCtx2 = outBwd(g);
-    Value dO = toHeads(dCtx2, aR, d);
-    // O = P . V:  dP = dO . V^T,  dV = P^T . dO
-    auto valueGrads = tshape::model::backwardGemms(valueSpec);
-    Value dP = gemm(valueGrads[0], dO, v);
-    Value dV = gemm(valueGrads[1], probs, dO);
-    // S = Q . K^T (softmax derivative is elementwise, left out): dS = dP
-    auto scoreGrads = tshape::model::backwardGemms(scoreSpec);
-    Value dQ = gemm(scoreGrads[0], dP, k);
-    Value dK = gemm(scoreGrads[1], dP, q);
-    Value dQKV = tensor::ConcatOp::create(
-        b, /*dim=*/1,
-        ValueRange{fromHeads(dQ, aR, d),
-                   fromHeads(reduceGroups(dK, gR, r), gR, d),
-                   fromHeads(reduceGroups(dV, gR, r), gR, d)});
-    return qkvBwd(dQKV);
-  };
-  return out;
-}
-
-Value Lowerer::mlpBranch(tshape::MLPOp op, Value x2, int64_t layer,
-                         Backward &branchBackward) {
-  tshape::model::ModelConfig c = config(dim(x2, 1));
-  tshape::model::setParam(c, tshape::model::Param::Ffn, op.getInner());
-  c.mlp.gated = op.getGated();
-  c.mlp.fusedGateUp = fuseGated;
-  // gate, up, down; or gate_up, down (fused layout); or up, down.
-  std::vector<tshape::model::GemmSpec> g = tshape::model::mlpGemms(c, layer);
-  const int64_t f = g.back().k.value; // the down projection's K: f/t
-  tshape::Activation act = op.getActivation();
-  SmallVector<Backward> steps;
-  Value hidden;
-  int gateIdx = -1, upIdx = -1;
-  bool fusedGate = g.size() == 2 && op.getGated();
-  if (fusedGate) {
-    Value both = linear(g[0], x2, &steps);
-    upIdx = 0;
-    // Sequenced so the IR order is deterministic: gate half, then up half.
-    Value gate = activation(slice(both, 0, f), act);
-    Value up = slice(both, f, f);
-    hidden = mul(gate, up);
-  } else if (op.getGated()) {
-    Value gate = linear(g[0], x2, &steps);
-    Value up = linear(g[1], x2, &steps);
-    gateIdx = 0;
-    upIdx = 1;
-    hidden = mul(activation(gate, act), up);
-  } else {
-    hidden = activation(linear(g[0], x2, &steps), act);
-    upIdx = 0;
-  }
-  Value out = linear(g.back(), hidden, &steps);
-  Backward downBwd = steps.back();
-  Backward upBwd = steps[upIdx];
-  Backward gateBwd = gateIdx >= 0 ? steps[gateIdx] : Backward();
-  branchBackward = [=, this](Value g) {
-    // Activation and gating derivatives are elementwise and left out; the
-    // GEMMs see the gradient of the hidden activation directly.
-    Value dH = downBwd(g);
-    if (fusedGate)
-      dH = tensor::ConcatOp::create(b, 1, ValueRange{dH, dH});
-    Value dX = upBwd(dH);
-    if (gateBwd)
-      dX = add(dX, gateBwd(dH));
-    return dX;
-  };
-  return out;
-}
 
 LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
                                     IRMapping &map,
@@ -600,51 +386,67 @@ LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
   return success();
 }
 
+namespace {
+/// The block model of a tshape op: its mnemonic names the block
+/// (model::parseBlock); nullopt for an op that is no block.
+std::optional<model::BlockKind> blockKindOf(Operation *op) {
+  if (!isa_and_nonnull<TShapeDialect>(op->getDialect()))
+    return std::nullopt;
+  return model::parseBlock(op->getName().stripDialect());
+}
+} // namespace
+
 FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
   b.setLoc(op->getLoc());
-  if (auto emb = dyn_cast<tshape::EmbeddingOp>(op))
-    return lowerEmbedding(emb, map.lookupOrDefault(emb.getTokens()));
-  if (auto head = dyn_cast<tshape::LMHeadOp>(op))
-    return lowerLMHead(head, map.lookupOrDefault(head.getInput()));
-
-  // Residual sub-layers and blocks work on 2-D activations [b*s, h].
-  auto subLayer = [&](Operation *sub, Value x2, int64_t layer,
-                      Backward &bwd) -> Value {
-    if (auto a = dyn_cast<tshape::AttentionOp>(sub))
-      return attentionBranch(a, x2, layer, bwd);
-    return mlpBranch(cast<tshape::MLPOp>(sub), x2, layer, bwd);
-  };
-  if (isa<tshape::AttentionOp, tshape::MLPOp>(op)) {
+  if (std::optional<model::BlockKind> kind = blockKindOf(op)) {
+    const BlockLowering &lower = blockLowering(*kind);
+    Value in = map.lookupOrDefault(op->getOperand(0));
+    if (lower.whole)
+      return lower.whole(*this, op, in);
     // A standalone sub-layer is a layer of its own: y = x + f(x).
     int64_t layer = nextLayer++;
     ++layerCount;
-    Value x2 = to2D(map.lookupOrDefault(op->getOperand(0)));
+    Value x2 = to2D(in);
     Backward bwd;
-    Value y = add(x2, subLayer(op, x2, layer, bwd));
+    Value y = add(x2, lower.branch(*this, op, x2, layer, bwd));
     tape.push_back([this, bwd](Value g) { return add(g, bwd(g)); });
     return to3D(y);
   }
   if (auto block = dyn_cast<tshape::BlockOp>(op)) {
+    // Its residual sub-layers, in order (rule B1), at one layer index.
     int64_t layer = nextLayer++;
     ++layerCount;
     Value x2 = to2D(map.lookupOrDefault(block.getInput()));
-    Backward attnBwd, mlpBwd;
-    Value a = attentionBranch(block.getAttention(), x2, layer, attnBwd);
-    Value y;
+    SmallVector<Backward> bwds;
+    auto branch = [&](Operation &sub, Value in) {
+      Backward bwd;
+      Value f = blockLowering(*blockKindOf(&sub))
+                    .branch(*this, &sub, in, layer, bwd);
+      bwds.push_back(bwd);
+      return f;
+    };
+    Value y = x2;
     if (block.getMode() == tshape::ResidualMode::sequential) {
-      Value h1 = add(x2, a);
-      y = add(h1, mlpBranch(block.getMLP(), h1, layer, mlpBwd));
-      tape.push_back([this, attnBwd, mlpBwd](Value g) {
-        Value gh = add(g, mlpBwd(g));
-        return add(gh, attnBwd(gh));
+      // h_i = h_{i-1} + f_i(h_{i-1}); backward through the chain reversed.
+      for (Operation &sub : block.getBody().front().without_terminator())
+        y = add(y, branch(sub, y));
+      tape.push_back([this, bwds](Value g) {
+        for (const Backward &bwd : llvm::reverse(bwds))
+          g = add(g, bwd(g));
+        return g;
       });
     } else {
-      Value m = mlpBranch(block.getMLP(), x2, layer, mlpBwd);
-      y = add(add(x2, a), m);
-      tape.push_back([this, attnBwd, mlpBwd](Value g) {
-        Value gm = mlpBwd(g);
-        Value gx = add(g, gm);
-        return add(gx, attnBwd(g));
+      // y = x + sum_i f_i(x); the gradient reaches x through each branch.
+      SmallVector<Value> fs;
+      for (Operation &sub : block.getBody().front().without_terminator())
+        fs.push_back(branch(sub, x2));
+      for (Value f : fs)
+        y = add(y, f);
+      tape.push_back([this, bwds](Value g) {
+        Value acc = g;
+        for (const Backward &bwd : llvm::reverse(bwds))
+          acc = add(acc, bwd(g));
+        return acc;
       });
     }
     return to3D(y);
@@ -670,6 +472,13 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
 }
 
 LogicalResult Lowerer::run() {
+  // Decode and a prefill over cached tokens read a KV cache, which this
+  // lowering does not build yet (the block models state their kernels).
+  if (runShape.phase == model::Phase::Decode || runShape.kvLength > 0)
+    return fn.emitError()
+           << "phase " << model::str(runShape)
+           << " is not lowered to linalg yet: its attention reads a KV "
+              "cache; lower phase=train or phase=prefill";
   // All tshape ops of a function share one element type and run shape.
   Operation *first = nullptr;
   fn.walk([&](Operation *op) {
@@ -720,11 +529,11 @@ LogicalResult Lowerer::run() {
     op->erase();
   if (!modelMismatch.empty())
     return fn.emitError() << "internal error: the lowering disagrees with "
-                             "the model (Transformer.h): "
+                             "the block models (Model/Blocks): "
                           << modelMismatch;
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
-  if (training && !tape.empty()) {
+  if (runShape.backward() && !tape.empty()) {
     b.setInsertionPoint(ret);
     b.setLoc(fn.getLoc());
     // Seed: the gradient of the loss with respect to the last output.
@@ -738,8 +547,10 @@ LogicalResult Lowerer::run() {
     results.append(weightGrads.begin(), weightGrads.end());
     ret->setOperands(results);
   }
-  // Lowered IR is plain MLIR: the model attributes become builtin ones.
-  const int64_t tp = tshape::model::degree(parallel, tshape::model::Param::Tp);
+  // Lowered IR is plain MLIR: the model attributes become builtin ones, and
+  // the run shape is spelled out by the GEMMs themselves.
+  fn->removeAttr(TShapeDialect::kRunAttrName);
+  const int64_t tp = model::degree(parallel, model::Param::Tp);
   if (fn->removeAttr(TShapeDialect::kParallelAttrName) || tp != 1)
     fn->setAttr(TShapeDialect::kTpAttrName, b.getI64IntegerAttr(tp));
   if (auto math = fn->getAttrOfType<tshape::MathModeAttr>(
@@ -759,6 +570,7 @@ LogicalResult Lowerer::run() {
 // Pass
 //===----------------------------------------------------------------------===//
 
+namespace {
 struct TShapeLowerToLinalgPass
     : public tshape::impl::TShapeLowerToLinalgBase<
           TShapeLowerToLinalgPass> {
@@ -767,15 +579,20 @@ struct TShapeLowerToLinalgPass
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       if (fn.isExternal())
         continue;
-      Lowerer lowerer(fn, training, fuseGatedMlp, maxLayers, decomposeSoftmax,
+      FailureOr<model::RunShape> run = passRunShape(*this, fn, phase, training);
+      if (failed(run))
+        return signalPassFailure();
+      Lowerer lowerer(fn, *run, fuseGatedMlp, maxLayers, decomposeSoftmax,
                       weights == tshape::WeightValues::Pattern);
       if (failed(lowerer.run()))
         return signalPassFailure();
       numGemms += lowerer.gemmCount;
       numLayers += lowerer.layerCount;
     }
-    // A module-level parallel attribute becomes builtin-typed too.
+    // A module-level parallel attribute becomes builtin-typed too; the run
+    // shape is spelled out by the GEMMs.
     ModuleOp module = getOperation();
+    module->removeAttr(TShapeDialect::kRunAttrName);
     if (auto p = module->getAttrOfType<tshape::ParallelAttr>(
             TShapeDialect::kParallelAttrName)) {
       module->removeAttr(TShapeDialect::kParallelAttrName);

@@ -1,0 +1,44 @@
+//===- PredictKernel.h - One price for every kernel kind --------*- C++ -*-===//
+//
+// predictKernel prices a kernel of the model (Model/Kernel.h) on a GPU
+// target: a GEMM with the GEMM model, a fused attention with the attention
+// model (GemmModel.h). The analysis, the search and tshape-predict all call
+// it; a kind with no model yet says so ("no model for collective yet").
+// Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_COST_PREDICTKERNEL_H
+#define TSHAPE_COST_PREDICTKERNEL_H
+
+#include "tshape/Cost/GemmModel.h"
+#include "tshape/Model/Kernel.h"
+
+#include <string>
+
+namespace tshape::cost {
+
+struct KernelEstimate {
+  model::KernelKind kind = model::KernelKind::Gemm;
+  /// Whether a model priced it; else `unsupported` says why, with numbers.
+  bool supported = true;
+  std::string unsupported;
+  double predictedUs = 0;
+  double flops = 0; ///< useful FLOPs (a causal mask's skipped pairs excluded)
+  GemmEstimate gemm;                ///< kind Gemm
+  FusedAttentionEstimate attention; ///< kind Attention
+};
+
+/// The GEMM problem of a GEMM of the model, in `dtype`.
+GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype);
+/// The attention problem of a fused attention kernel, in `dtype`.
+AttentionProblem attentionProblem(const model::AttentionSpec &a,
+                                  model::DType dtype);
+
+/// The predicted time of `k` in `dtype` on `target`.
+KernelEstimate predictKernel(const model::Kernel &k, model::DType dtype,
+                             const target::GpuTarget &target);
+
+} // namespace tshape::cost
+
+#endif // TSHAPE_COST_PREDICTKERNEL_H

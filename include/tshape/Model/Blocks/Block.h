@@ -1,0 +1,110 @@
+//===- Block.h - The block models: kernels and weights of each block -*- C++ -*-===//
+//
+// A block is a part of a transformer that owns kernels and weights: the
+// embedding, the attention, the MLP, the LM head. Each has one file in
+// lib/Model/Blocks that states its forward kernels under a run shape and
+// the degrees in force (their sizes are DimExprs over the parameter table),
+// and its weights outside those kernels (norm gains). Everything else is
+// derived here once: the backward kernels of a training step, the weights
+// (the weight GEMMs' N x K at degree 1, plus the extras), and so the
+// parameter count, the step's kernel list and, later, the memory model.
+//
+// Adding a block: a row in kBlocks (Block.cpp), its file here, its op with
+// the block op interface (TShapeInterfaces.td) and its lowering file
+// (docs/architecture.md, "Adding a block").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_MODEL_BLOCKS_BLOCK_H
+#define TSHAPE_MODEL_BLOCKS_BLOCK_H
+
+#include "tshape/Model/Kernel.h"
+#include "tshape/Model/RunShape.h"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace tshape::model {
+
+struct ModelConfig;
+
+enum class BlockKind : uint8_t { Embedding, Attention, Mlp, LMHead };
+
+struct BlockInfo {
+  BlockKind kind;
+  const char *name; ///< as the op and the reports call it
+  /// One per decoder layer (a sub-layer with a residual), or once per model.
+  bool perLayer;
+  /// The forward kernels of one instance at `layer` (-1: once per model),
+  /// in execution order.
+  std::vector<Kernel> (*forward)(const ModelConfig &c, const RunShape &run,
+                                 int64_t layer);
+  /// The parameters of one instance, unsharded (`c` has every degree at
+  /// 1): gemmWeights of its kernels plus what no GEMM multiplies (norm
+  /// gains, an embedding table); nullopt on overflow.
+  std::optional<int64_t> (*weights)(const ModelConfig &c);
+};
+
+const BlockInfo &blockInfo(BlockKind k);
+/// Every block, in the order of a model's data flow.
+const std::vector<BlockKind> &allBlocks();
+/// The block named `name`; nullopt when none is.
+std::optional<BlockKind> parseBlock(std::string_view name);
+
+/// The kernels of one instance: its forward kernels and, when the run has
+/// a backward, their gradients in reverse order (backwardKernels).
+std::vector<Kernel> blockKernels(BlockKind k, const ModelConfig &c,
+                                 const RunShape &run, int64_t layer);
+/// Its forward kernels only.
+std::vector<Kernel> forwardKernels(BlockKind k, const ModelConfig &c,
+                                   const RunShape &run, int64_t layer);
+/// The parameters of one instance, unsharded (BlockInfo::weights of `c`
+/// with every degree at 1); nullopt on overflow.
+std::optional<int64_t> blockWeights(BlockKind k, const ModelConfig &c);
+/// The weights the weight GEMMs of `kernels` multiply: the sum of their B
+/// operands (N x K); nullopt on overflow.
+std::optional<int64_t> gemmWeights(const std::vector<Kernel> &kernels);
+
+//===----------------------------------------------------------------------===//
+// The blocks (one file each)
+//===----------------------------------------------------------------------===//
+
+/// Attention.cpp: QKV projection, the scores and values (one fused
+/// attention kernel when attention.fused), the output projection; weights:
+/// the projections and the norm gain.
+std::vector<Kernel> attentionKernels(const ModelConfig &c, const RunShape &run,
+                                     int64_t layer);
+std::optional<int64_t> attentionWeights(const ModelConfig &c);
+/// The attention of one layer as a kernel (fused or not, the lowering
+/// carries it on its scores GEMM).
+AttentionSpec attentionKernel(const ModelConfig &c, const RunShape &run,
+                              int64_t layer);
+/// Mlp.cpp: up (and gate, or gate_up fused) and down projections; weights:
+/// the projections and the norm gain.
+std::vector<Kernel> mlpKernels(const ModelConfig &c, const RunShape &run,
+                               int64_t layer);
+std::optional<int64_t> mlpWeights(const ModelConfig &c);
+/// Embedding.cpp: the lookup (no kernel; weights: the v x h table) and the
+/// LM head's logits GEMM (weights: its own unless tied, and the final norm
+/// gain).
+std::vector<Kernel> embeddingKernels(const ModelConfig &c, const RunShape &run,
+                                     int64_t layer);
+std::optional<int64_t> embeddingWeights(const ModelConfig &c);
+std::vector<Kernel> lmHeadKernels(const ModelConfig &c, const RunShape &run,
+                                  int64_t layer);
+std::optional<int64_t> lmHeadWeights(const ModelConfig &c);
+
+/// A GEMM whose sizes are the given expressions evaluated with `env` (the
+/// config's bindings; a size without a value, from an invalid config, is
+/// 0): how a block states a GEMM.
+GemmSpec blockGemm(const Bindings &env, Role role, int64_t layer,
+                   DimExpr batch, DimExpr m, DimExpr n, DimExpr k, bool transA,
+                   bool transB);
+/// A size as a block states it: `e` and its value with `env` (0 when it
+/// has none); sets `*overflow` on int64 overflow.
+Dim blockDim(const Bindings &env, const DimExpr &e, bool *overflow);
+
+} // namespace tshape::model
+
+#endif // TSHAPE_MODEL_BLOCKS_BLOCK_H

@@ -1,0 +1,121 @@
+//===- Kernel.h - One kernel of a model: GEMM, attention, collective -*- C++ -*-===//
+//
+// What the blocks emit (Blocks/Block.h): a kernel is a GEMM (Gemm.h), a
+// fused attention, or a collective, each with its role, its layer and its
+// sizes as values and as expressions over named parameters (DimExpr.h).
+// The lowering emits them and stamps them on the IR; the analysis, the
+// search and tshape-predict price them with one function (Cost/Kernel.h,
+// predictKernel). A new kind joins here, in the cost model and in the
+// consistency test; nothing else switches on kinds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_MODEL_KERNEL_H
+#define TSHAPE_MODEL_KERNEL_H
+
+#include "tshape/Model/Gemm.h"
+
+#include <variant>
+
+namespace tshape::model {
+
+enum class KernelKind : uint8_t { Gemm, Attention, Collective };
+/// "gemm", "attention", "collective".
+const char *kernelKindName(KernelKind k);
+
+/// A fused attention kernel (FlashAttention) on one rank: `batch`
+/// sequences, `heads` query heads sharing `kvHeads` key/value heads, each of
+/// `queryLen` queries over `kvLen` keys, with query/key head dim `headDim`
+/// and value head dim `valueHeadDim`, causal or not, with a sliding window
+/// of `window` keys (0: none).
+struct AttentionSpec {
+  Role role = Role::Attention;
+  int64_t layer = -1;
+  Dim batch, heads, kvHeads, headDim, valueHeadDim, queryLen, kvLen, window;
+  bool causal = true;
+  Bindings env;
+  bool overflow = false;
+
+  /// The score and value products it computes, as the batched GEMMs of the
+  /// unfused form (over batch x heads): what the lowering emits in linalg
+  /// and what a training step differentiates. Roles attn_score and
+  /// attn_value.
+  std::vector<GemmSpec> gemms() const;
+  /// The FLOPs of those GEMMs (no mask), or nullopt on overflow.
+  std::optional<int64_t> flops() const;
+  /// Each size with its name, in a fixed order.
+  std::vector<std::pair<const char *, Dim *>> dims();
+  /// The same kernel with the parameters of `env`: every size evaluated
+  /// again (0 where it has no value).
+  void rebind(const Bindings &env);
+};
+
+enum class CollectiveOp : uint8_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  SendRecv
+};
+/// "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv".
+const char *collectiveName(CollectiveOp op);
+std::optional<CollectiveOp> parseCollective(std::string_view name);
+
+/// Where a collective's ranks talk: within a node (NVLink, NVSwitch) or
+/// across nodes (InfiniBand, RoCE).
+enum class Tier : uint8_t { Node, Network };
+const char *tierName(Tier t);
+
+/// A collective of `bytes` bytes per rank over `ranks` ranks of one tier.
+struct CollectiveSpec {
+  Role role = Role::Collective;
+  int64_t layer = -1;
+  CollectiveOp op = CollectiveOp::AllReduce;
+  Dim bytes, ranks;
+  Tier tier = Tier::Node;
+  Bindings env;
+  bool overflow = false;
+};
+
+/// One kernel: exactly one of the three.
+class Kernel {
+public:
+  Kernel(GemmSpec g) : body(std::move(g)) {}
+  Kernel(AttentionSpec a) : body(std::move(a)) {}
+  Kernel(CollectiveSpec c) : body(std::move(c)) {}
+
+  KernelKind kind() const { return KernelKind(body.index()); }
+  const GemmSpec *gemm() const { return std::get_if<GemmSpec>(&body); }
+  const AttentionSpec *attention() const {
+    return std::get_if<AttentionSpec>(&body);
+  }
+  const CollectiveSpec *collective() const {
+    return std::get_if<CollectiveSpec>(&body);
+  }
+  GemmSpec *gemm() { return std::get_if<GemmSpec>(&body); }
+  AttentionSpec *attention() { return std::get_if<AttentionSpec>(&body); }
+
+  Role role() const;
+  int64_t layer() const;
+  /// The GEMM's name (gemmName), else the role's.
+  std::string name() const;
+  const Bindings &env() const;
+  /// Each size with its name ("batch", "m", ...), in a fixed order per
+  /// kind: what the consistency test compares and reports print.
+  std::vector<std::pair<const char *, const Dim *>> dims() const;
+
+private:
+  std::variant<GemmSpec, AttentionSpec, CollectiveSpec> body;
+};
+
+/// The kernels of `kernels` that are GEMMs, in order.
+std::vector<GemmSpec> gemmsOf(const std::vector<Kernel> &kernels);
+
+/// The kernels that compute the gradients of `forward` (in reverse order of
+/// the forward): each GEMM's two gradient GEMMs (backwardGemms), and for a
+/// fused attention the gradients of its score and value GEMMs.
+std::vector<Kernel> backwardKernels(const std::vector<Kernel> &forward);
+
+} // namespace tshape::model
+
+#endif // TSHAPE_MODEL_KERNEL_H

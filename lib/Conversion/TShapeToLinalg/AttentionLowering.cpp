@@ -1,0 +1,81 @@
+//===- AttentionLowering.cpp - Lower tshape.attention ---------------------===//
+//
+// The attention block's kernels (Blocks/Attention.cpp) found by role: the
+// QKV projection, the attention kernel's score and value GEMMs with the
+// head split, GQA broadcast and softmax between them, and the output
+// projection. A fused attention's two GEMMs carry tshape.fused_attention,
+// and its score GEMM the kernel itself (setAttentionProvenance), so the
+// analysis prices the kernel the block stated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowerer.h"
+
+using namespace mlir;
+using namespace tshape;
+using namespace tshape::lowering;
+
+Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
+                                       int64_t layer,
+                                       Lowerer::Backward &branchBackward) {
+  auto op = cast<AttentionOp>(opaque);
+  ImplicitLocOpBuilder &b = l.builder();
+  model::ModelConfig c = l.config(l.dim(x2, 1));
+  using model::Param;
+  model::setParam(c, Param::Heads, op.getHeads());
+  model::setParam(c, Param::KvHeads, op.getKvHeads());
+  model::setParam(c, Param::HeadDim, op.getHeadDim().value_or(0));
+  c.attention.causal = op.getCausal();
+  c.attention.fused = op.getFused();
+  std::vector<model::Kernel> ks = l.kernels(model::BlockKind::Attention, c, layer);
+  // The attention kernel: one kernel of `ks` when fused, else its two GEMMs
+  // are.
+  const bool fused = c.attention.fused;
+  const model::AttentionSpec attn = l.attentionKernel(c, layer);
+  std::vector<model::GemmSpec> pv = attn.gemms();
+  const model::GemmSpec qkvSpec = *Lowerer::find(ks, model::Role::Qkv),
+                        outSpec = *Lowerer::find(ks, model::Role::AttnOut),
+                        scoreSpec = fused ? pv[0]
+                                          : *Lowerer::find(ks, model::Role::AttnScore),
+                        valueSpec = fused ? pv[1]
+                                          : *Lowerer::find(ks, model::Role::AttnValue);
+  const int64_t aR = attn.heads.value, gR = attn.kvHeads.value,
+                d = attn.headDim.value, r = aR / gR;
+
+  SmallVector<Lowerer::Backward> steps; // qkv, out
+  Value qkv = l.linear(qkvSpec, x2, &steps);
+  Value q = l.toHeads(l.slice(qkv, 0, aR * d), aR, d);
+  Value kG = l.toHeads(l.slice(qkv, aR * d, gR * d), gR, d);
+  Value vG = l.toHeads(l.slice(qkv, (aR + gR) * d, gR * d), gR, d);
+  Value k = l.broadcastGroups(kG, gR, r);
+  Value v = l.broadcastGroups(vG, gR, r);
+  Value scores = l.gemm(scoreSpec, q, k);
+  Value probs = l.softmax(scores);
+  Value ctx = l.gemm(valueSpec, probs, v);
+  if (fused) {
+    for (Value g : {scores, ctx})
+      g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
+                                 b.getI64IntegerAttr(layer));
+    setAttentionProvenance(scores.getDefiningOp(), attn);
+  }
+  Value ctx2 = l.fromHeads(ctx, aR, d);
+  Value out = l.linear(outSpec, ctx2, &steps);
+
+  branchBackward = [=, &l, qkvBwd = steps[0], outBwd = steps[1]](Value g) {
+    Value dCtx2 = outBwd(g);
+    Value dO = l.toHeads(dCtx2, aR, d);
+    // O = P . V:  dP = dO . V^T,  dV = P^T . dO
+    auto valueGrads = model::backwardGemms(valueSpec);
+    Value dP = l.gemm(valueGrads[0], dO, v);
+    Value dV = l.gemm(valueGrads[1], probs, dO);
+    // S = Q . K^T (softmax derivative is elementwise, left out): dS = dP
+    auto scoreGrads = model::backwardGemms(scoreSpec);
+    Value dQ = l.gemm(scoreGrads[0], dP, k);
+    Value dK = l.gemm(scoreGrads[1], dP, q);
+    Value dQKV = l.concat({l.fromHeads(dQ, aR, d),
+                           l.fromHeads(l.reduceGroups(dK, gR, r), gR, d),
+                           l.fromHeads(l.reduceGroups(dV, gR, r), gR, d)});
+    return qkvBwd(dQKV);
+  };
+  return out;
+}

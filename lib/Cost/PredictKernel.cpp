@@ -1,0 +1,74 @@
+//===- PredictKernel.cpp - One price for every kernel kind ----------------===//
+
+#include "tshape/Cost/PredictKernel.h"
+
+using namespace tshape;
+using namespace tshape::cost;
+
+GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
+                                      model::DType dtype) {
+  return {g.batch.value, g.m.value, g.n.value, g.k.value,
+          dtype,         g.transA,  g.transB};
+}
+
+AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
+                                                model::DType dtype) {
+  AttentionProblem p;
+  p.batch = a.batch.value;
+  p.seq = a.queryLen.value;
+  p.heads = a.heads.value;
+  p.kvHeads = a.kvHeads.value;
+  p.headDim = a.headDim.value;
+  p.window = a.window.value;
+  p.causal = a.causal;
+  p.dtype = dtype;
+  return p;
+}
+
+KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
+                                           model::DType dtype,
+                                           const target::GpuTarget &t) {
+  KernelEstimate e;
+  e.kind = k.kind();
+  if (const model::GemmSpec *g = k.gemm()) {
+    e.gemm = estimateGemm(gemmProblem(*g, dtype), t);
+    e.supported = e.gemm.supported;
+    if (!e.supported)
+      e.unsupported = std::string(model::dtypeName(dtype)) +
+                      " has no GEMM path on " + t.name;
+    e.predictedUs = e.gemm.predictedUs;
+    e.flops = e.gemm.flops;
+    return e;
+  }
+  if (const model::AttentionSpec *a = k.attention()) {
+    // The attention model covers self-attention with one head dim: each
+    // query attends to its own sequence (kv length = query length).
+    if (a->kvLen.value != a->queryLen.value) {
+      e.supported = false;
+      e.unsupported = "no model for attention over a cache yet (" +
+                      std::to_string(a->queryLen.value) + " queries over " +
+                      std::to_string(a->kvLen.value) + " keys)";
+      return e;
+    }
+    if (a->valueHeadDim.value != a->headDim.value) {
+      e.supported = false;
+      e.unsupported = "no model for attention with value head dim " +
+                      std::to_string(a->valueHeadDim.value) +
+                      " unlike the query's " +
+                      std::to_string(a->headDim.value) + " yet";
+      return e;
+    }
+    e.attention = estimateAttention(attentionProblem(*a, dtype), t);
+    e.supported = e.attention.supported;
+    if (!e.supported)
+      e.unsupported = "head_dim " + std::to_string(a->headDim.value) +
+                      " has no fused attention kernel on " + t.name;
+    e.predictedUs = e.attention.predictedUs;
+    e.flops = e.attention.flops;
+    return e;
+  }
+  e.supported = false;
+  e.unsupported = std::string("no model for ") +
+                  model::kernelKindName(k.kind()) + " yet";
+  return e;
+}

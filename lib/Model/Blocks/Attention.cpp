@@ -1,0 +1,70 @@
+//===- Attention.cpp - The attention block: kernels and weights -----------===//
+//
+// Self-attention with MHA, GQA or MQA heads on one tensor-parallel rank:
+// the fused QKV projection (b*s x h).(h x (a/t + 2 g_r) d), the scores and
+// values (one fused attention kernel, or its two batched GEMMs), and the
+// output projection (b*s x a d/t).(a d/t x h). g_r = max(1, floordiv(g, t)):
+// key/value heads are replicated when t exceeds them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Model/Blocks/Block.h"
+#include "tshape/Model/Transformer.h"
+
+using namespace tshape::model;
+
+namespace {
+using E = DimExpr;
+E P(Param p) { return E::param(p); }
+} // namespace
+
+AttentionSpec tshape::model::attentionKernel(const ModelConfig &c,
+                                             const RunShape &run,
+                                             int64_t layer) {
+  AttentionSpec a;
+  a.layer = layer;
+  a.env = bindings(c);
+  a.causal = c.attention.causal;
+  const E d = headDimExpr(a.env);
+  const E heads = perRank(Param::Heads);
+  // MHA binds no kv_heads (bindings): its key/value heads are its heads.
+  const E kv = a.env.has(Param::KvHeads) ? perRank(Param::KvHeads) : heads;
+  bool *o = &a.overflow;
+  a.batch = blockDim(a.env, P(Param::Microbatch), o);
+  a.heads = blockDim(a.env, heads, o);
+  a.kvHeads = blockDim(a.env, kv, o);
+  a.headDim = blockDim(a.env, d, o);
+  a.valueHeadDim = a.headDim;
+  a.queryLen = blockDim(a.env, run.queries(), o);
+  a.kvLen = blockDim(a.env, run.keys(), o);
+  a.window = blockDim(a.env, E::constant(0), o);
+  return a;
+}
+
+std::vector<Kernel> tshape::model::attentionKernels(const ModelConfig &c,
+                                                    const RunShape &run,
+                                                    int64_t layer) {
+  AttentionSpec a = attentionKernel(c, run, layer);
+  const Bindings &env = a.env;
+  const E tokens = run.tokens(), hidden = P(Param::Hidden);
+  const E d = a.headDim.expr, heads = a.heads.expr, kv = a.kvHeads.expr;
+  std::vector<Kernel> out;
+  out.push_back(blockGemm(env, Role::Qkv, layer, E(), tokens,
+                          (heads + E::constant(2) * kv) * d, hidden, false,
+                          true));
+  if (c.attention.fused) {
+    out.push_back(a);
+  } else {
+    for (GemmSpec &g : a.gemms())
+      out.push_back(std::move(g));
+  }
+  out.push_back(blockGemm(env, Role::AttnOut, layer, E(), tokens, hidden,
+                          heads * a.valueHeadDim.expr, false, true));
+  return out;
+}
+
+std::optional<int64_t> tshape::model::attentionWeights(const ModelConfig &c) {
+  // The projections' weights and the pre-norm's gain (biases not counted).
+  return checkedAdd(gemmWeights(attentionKernels(c, RunShape(), 0)),
+                    c.hidden);
+}

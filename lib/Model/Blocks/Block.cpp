@@ -1,0 +1,101 @@
+//===- Block.cpp - The block table and what is derived from it ------------===//
+
+#include "tshape/Model/Blocks/Block.h"
+#include "tshape/Model/Transformer.h"
+
+using namespace tshape::model;
+
+namespace {
+/// One row per block, in the order of a model's data flow; indexed by
+/// BlockKind.
+const BlockInfo kBlocks[] = {
+    {BlockKind::Embedding, "embedding", false, embeddingKernels,
+     embeddingWeights},
+    {BlockKind::Attention, "attention", true, attentionKernels,
+     attentionWeights},
+    {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights},
+    {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights},
+};
+} // namespace
+
+const BlockInfo &tshape::model::blockInfo(BlockKind k) {
+  return kBlocks[size_t(k)];
+}
+
+const std::vector<BlockKind> &tshape::model::allBlocks() {
+  static const std::vector<BlockKind> all = [] {
+    std::vector<BlockKind> v;
+    for (const BlockInfo &b : kBlocks)
+      v.push_back(b.kind);
+    return v;
+  }();
+  return all;
+}
+
+std::optional<BlockKind> tshape::model::parseBlock(std::string_view name) {
+  for (const BlockInfo &b : kBlocks)
+    if (name == b.name)
+      return b.kind;
+  return std::nullopt;
+}
+
+std::vector<Kernel> tshape::model::forwardKernels(BlockKind k,
+                                                  const ModelConfig &c,
+                                                  const RunShape &run,
+                                                  int64_t layer) {
+  return blockInfo(k).forward(c, run, layer);
+}
+
+std::vector<Kernel> tshape::model::blockKernels(BlockKind k,
+                                                const ModelConfig &c,
+                                                const RunShape &run,
+                                                int64_t layer) {
+  std::vector<Kernel> out = forwardKernels(k, c, run, layer);
+  if (run.backward())
+    for (Kernel &b : backwardKernels(out))
+      out.push_back(std::move(b));
+  return out;
+}
+
+std::optional<int64_t> tshape::model::blockWeights(BlockKind k,
+                                                   const ModelConfig &c) {
+  ModelConfig whole = c;
+  whole.parallel = Parallelism();
+  return blockInfo(k).weights(whole);
+}
+
+std::optional<int64_t>
+tshape::model::gemmWeights(const std::vector<Kernel> &kernels) {
+  // A weight GEMM computes Y = X . W^T with W stored [N, K].
+  std::optional<int64_t> n = 0;
+  for (const Kernel &k : kernels)
+    if (const GemmSpec *g = k.gemm(); g && roleInfo(g->role).weight)
+      n = g->overflow ? std::nullopt
+                      : checkedAdd(n, checkedMul(g->n.value, g->k.value));
+  return n;
+}
+
+Dim tshape::model::blockDim(const Bindings &env, const DimExpr &e,
+                            bool *overflow) {
+  Dim d;
+  d.expr = e;
+  d.value = e.eval(env, overflow).value_or(0);
+  return d;
+}
+
+GemmSpec tshape::model::blockGemm(const Bindings &env, Role role,
+                                  int64_t layer, DimExpr batch, DimExpr m,
+                                  DimExpr n, DimExpr k, bool transA,
+                                  bool transB) {
+  GemmSpec g;
+  g.role = role;
+  g.layer = layer;
+  g.env = env;
+  g.batch = blockDim(env, batch, &g.overflow);
+  g.m = blockDim(env, m, &g.overflow);
+  g.n = blockDim(env, n, &g.overflow);
+  g.k = blockDim(env, k, &g.overflow);
+  g.transA = transA;
+  g.transB = transB;
+  return g;
+}

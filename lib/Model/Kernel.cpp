@@ -1,0 +1,155 @@
+//===- Kernel.cpp - One kernel of a model ---------------------------------===//
+
+#include "tshape/Model/Kernel.h"
+#include "tshape/Model/Transformer.h"
+
+using namespace tshape::model;
+
+const char *tshape::model::kernelKindName(KernelKind k) {
+  switch (k) {
+  case KernelKind::Gemm:
+    return "gemm";
+  case KernelKind::Attention:
+    return "attention";
+  case KernelKind::Collective:
+    return "collective";
+  }
+  return "gemm";
+}
+
+namespace {
+constexpr const char *kCollectiveNames[] = {
+    "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv"};
+} // namespace
+
+const char *tshape::model::collectiveName(CollectiveOp op) {
+  return kCollectiveNames[size_t(op)];
+}
+
+std::optional<CollectiveOp>
+tshape::model::parseCollective(std::string_view name) {
+  for (size_t i = 0; i < std::size(kCollectiveNames); ++i)
+    if (name == kCollectiveNames[i])
+      return CollectiveOp(i);
+  return std::nullopt;
+}
+
+const char *tshape::model::tierName(Tier t) {
+  return t == Tier::Node ? "node" : "network";
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionSpec
+//===----------------------------------------------------------------------===//
+
+std::vector<GemmSpec> AttentionSpec::gemms() const {
+  // Scores S = Q . K^T: (q x d) . (d x kv), K stored [kv, d]; values
+  // O = P . V: (q x kv) . (kv x dv), each over batch x heads. With GQA the
+  // key/value heads are broadcast to their query heads first.
+  auto make = [&](Role r, const Dim &m, const Dim &n, const Dim &k,
+                  bool transB) {
+    GemmSpec g;
+    g.role = r;
+    g.layer = layer;
+    g.env = env;
+    g.batch.expr = batch.expr * heads.expr;
+    g.batch.value = checkedMul(batch.value, heads.value).value_or(0);
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.transB = transB;
+    g.overflow = overflow || !checkedMul(batch.value, heads.value);
+    return g;
+  };
+  return {make(Role::AttnScore, queryLen, kvLen, headDim, true),
+          make(Role::AttnValue, queryLen, valueHeadDim, kvLen, false)};
+}
+
+std::optional<int64_t> AttentionSpec::flops() const {
+  std::optional<int64_t> sum = 0;
+  for (const GemmSpec &g : gemms())
+    sum = checkedAdd(sum, g.flops());
+  return sum;
+}
+
+std::vector<std::pair<const char *, Dim *>> AttentionSpec::dims() {
+  return {{"batch", &batch},         {"heads", &heads},
+          {"kv_heads", &kvHeads},    {"head_dim", &headDim},
+          {"v_head_dim", &valueHeadDim}, {"q_len", &queryLen},
+          {"kv_len", &kvLen},        {"window", &window}};
+}
+
+void AttentionSpec::rebind(const Bindings &newEnv) {
+  env = newEnv;
+  overflow = false;
+  for (auto [name, d] : dims())
+    d->value = d->expr.eval(env, &overflow).value_or(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+Role Kernel::role() const {
+  return std::visit([](const auto &k) { return k.role; }, body);
+}
+
+int64_t Kernel::layer() const {
+  return std::visit([](const auto &k) { return k.layer; }, body);
+}
+
+const Bindings &Kernel::env() const {
+  return std::visit([](const auto &k) -> const Bindings & { return k.env; },
+                    body);
+}
+
+std::string Kernel::name() const {
+  if (const GemmSpec *g = gemm())
+    return g->name();
+  if (const CollectiveSpec *c = collective())
+    return collectiveName(c->op);
+  return roleInfo(role()).name;
+}
+
+std::vector<std::pair<const char *, const Dim *>> Kernel::dims() const {
+  if (const GemmSpec *g = gemm())
+    return {{"batch", &g->batch}, {"m", &g->m}, {"n", &g->n}, {"k", &g->k}};
+  if (const AttentionSpec *a = attention()) {
+    std::vector<std::pair<const char *, const Dim *>> out;
+    for (auto [name, d] : const_cast<AttentionSpec *>(a)->dims())
+      out.push_back({name, d});
+    return out;
+  }
+  const CollectiveSpec &c = *collective();
+  return {{"bytes", &c.bytes}, {"ranks", &c.ranks}};
+}
+
+std::vector<GemmSpec> tshape::model::gemmsOf(const std::vector<Kernel> &ks) {
+  std::vector<GemmSpec> out;
+  for (const Kernel &k : ks)
+    if (const GemmSpec *g = k.gemm())
+      out.push_back(*g);
+  return out;
+}
+
+std::vector<Kernel>
+tshape::model::backwardKernels(const std::vector<Kernel> &forward) {
+  std::vector<Kernel> out;
+  auto gemmGrads = [&](const GemmSpec &g) {
+    for (GemmSpec &b : backwardGemms(g))
+      out.push_back(std::move(b));
+  };
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    if (const GemmSpec *g = it->gemm()) {
+      gemmGrads(*g);
+    } else if (const AttentionSpec *a = it->attention()) {
+      // The gradients of the value product, then of the scores (the
+      // unfused backward; a fused backward kernel is a later model).
+      std::vector<GemmSpec> fwd = a->gemms();
+      for (auto g = fwd.rbegin(); g != fwd.rend(); ++g)
+        gemmGrads(*g);
+    }
+    // A collective's backward is the collective the planner states.
+  }
+  return out;
+}

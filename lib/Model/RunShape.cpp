@@ -1,0 +1,48 @@
+//===- RunShape.cpp - What a run computes ---------------------------------===//
+
+#include "tshape/Model/RunShape.h"
+
+using namespace tshape::model;
+
+namespace {
+constexpr const char *kPhaseNames[] = {"train", "prefill", "decode"};
+} // namespace
+
+const char *tshape::model::phaseName(Phase p) {
+  return kPhaseNames[size_t(p)];
+}
+
+std::optional<Phase> tshape::model::parsePhase(std::string_view name) {
+  for (Phase p : {Phase::Train, Phase::Prefill, Phase::Decode})
+    if (name == phaseName(p))
+      return p;
+  return std::nullopt;
+}
+
+const char *tshape::model::phaseNames() { return "train|prefill|decode"; }
+
+DimExpr RunShape::queries() const {
+  if (phase == Phase::Decode)
+    return DimExpr::constant(1);
+  return DimExpr::param(Param::Seq);
+}
+
+DimExpr RunShape::keys() const {
+  if (kvLength > 0)
+    return DimExpr::constant(kvLength);
+  return DimExpr::param(Param::Seq);
+}
+
+DimExpr RunShape::tokens() const {
+  DimExpr q = queries();
+  if (q.isConstant(1))
+    return DimExpr::param(Param::Microbatch);
+  return DimExpr::param(Param::Microbatch) * q;
+}
+
+std::string tshape::model::str(const RunShape &r) {
+  std::string s = phaseName(r.phase);
+  if (r.kvLength > 0)
+    s += " kv_length=" + std::to_string(r.kvLength);
+  return s;
+}
