@@ -11,6 +11,7 @@
 
 namespace tshape::test {
 void registerTestGemmConsistencyPass();
+void registerTestKernelTablePass();
 } // namespace tshape::test
 
 int main(int argc, char **argv) {
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   tshape::registerFrontendDialects(registry);
   tshape::registerAllPasses();
   tshape::test::registerTestGemmConsistencyPass();
+  tshape::test::registerTestKernelTablePass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tshape optimizer: transformer shapes to efficient GEMMs\n",
       registry));

@@ -18,17 +18,12 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Lowers every `tshape` op to `linalg`, `tensor`, `arith`, `math` and
     `func`, producing the GEMMs of one tensor-parallel rank exactly as the
-    paper lists them (see docs/architecture.md):
+    paper lists them.
 
-    | role | GEMM |
-    | --- | --- |
-    | `qkv` | `(b*s x h) . (h x (a/t + 2*max(1, g/t))*d)` |
-    | `attn_score` | batch `b*a/t`: `(s x d) . (d x s)` |
-    | `attn_value` | batch `b*a/t`: `(s x s) . (s x d)` |
-    | `attn_out` | `(b*s x a*d/t) . (a*d/t x h)` |
-    | `mlp_gate`, `mlp_up` | `(b*s x h) . (h x f/t)` (gate only when gated) |
-    | `mlp_down` | `(b*s x f/t) . (f/t x h)` |
-    | `logits` | `(b*s x h) . (h x v/t)` |
+    Each op is lowered by its block's lowering from the kernels of its
+    block model; `docs/kernels.md` lists them (the GEMMs `qkv`,
+    `attn_score`, `attn_value`, `attn_out`, `mlp_gate`, `mlp_up` or
+    `mlp_gate_up`, `mlp_down`, `logits`, and the fused attention kernel).
 
     Weights are `arith.constant` splats stored `[out, in]` like
     `nn.Linear`, read through `indexing_maps`. Each GEMM carries
@@ -65,7 +60,7 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
            "removed: use phase=train">,
     Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
            "emit a gated MLP's gate and up projections as one GEMM of width "
-           "2f/t (role mlp_up) instead of two">,
+           "2f/t (role mlp_gate_up) instead of two">,
     Option<"weights", "weights", "::tshape::WeightValues",
            /*default=*/"::tshape::WeightValues::Splat",
            "weight values: splat (0.01, compact at any size) or pattern "
