@@ -18,9 +18,26 @@ const RoleInfo kRoles[] = {
     {Role::Attention, "attention", RoleGroup::Attention, false, "dq", "dkv"},
     {Role::Collective, "collective", RoleGroup::Communication, false, "", ""},
 };
+
+/// The built-in roles, then the registered ones; indexed by Role.
+std::vector<RoleInfo> &roleTable() {
+  static std::vector<RoleInfo> table(std::begin(kRoles), std::end(kRoles));
+  return table;
+}
 } // namespace
 
-const RoleInfo &tshape::model::roleInfo(Role r) { return kRoles[size_t(r)]; }
+const RoleInfo &tshape::model::roleInfo(Role r) {
+  return roleTable()[size_t(r)];
+}
+
+Role tshape::model::registerRole(RoleInfo info) {
+  for (const RoleInfo &i : roleTable())
+    if (std::string_view(i.name) == info.name)
+      return i.role;
+  info.role = Role(roleTable().size());
+  roleTable().push_back(info);
+  return info.role;
+}
 
 const char *tshape::model::roleGroupName(RoleGroup g) {
   switch (g) {
@@ -51,7 +68,7 @@ std::string tshape::model::gemmName(Role r, GemmPass p) {
 
 std::optional<std::pair<Role, GemmPass>>
 tshape::model::parseGemmName(std::string_view name) {
-  for (const RoleInfo &i : kRoles)
+  for (const RoleInfo &i : roleTable())
     for (GemmPass p : {GemmPass::Forward, GemmPass::GradA, GemmPass::GradB})
       if (name == gemmName(i.role, p))
         return std::make_pair(i.role, p);

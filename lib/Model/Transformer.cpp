@@ -236,11 +236,11 @@ std::optional<int64_t> GemmSpec::flops() const {
 }
 
 namespace {
-/// The blocks of one decoder layer, in order.
-std::vector<BlockKind> layerBlocks() {
+/// The blocks outside the layers (embedding, LM head), in order.
+std::vector<BlockKind> modelBlocks() {
   std::vector<BlockKind> out;
   for (BlockKind k : allBlocks())
-    if (blockInfo(k).perLayer)
+    if (!blockInfo(k).perLayer)
       out.push_back(k);
   return out;
 }
@@ -257,7 +257,7 @@ std::vector<Kernel> tshape::model::layerKernels(const ModelConfig &c,
   std::vector<Kernel> out;
   if (!rankShape(c))
     return out;
-  for (BlockKind k : layerBlocks())
+  for (BlockKind k : c.layerBlocks)
     append(out, forwardKernels(k, c, run, layer));
   if (run.backward())
     append(out, backwardKernels(out));
@@ -274,9 +274,8 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
   for (int64_t l = 0; l < c.layers; ++l)
     append(out, layerKernels(c, forward, l));
   std::vector<Kernel> head;
-  for (BlockKind k : allBlocks())
-    if (!blockInfo(k).perLayer)
-      append(head, forwardKernels(k, c, run, -1));
+  for (BlockKind k : modelBlocks())
+    append(head, forwardKernels(k, c, run, -1));
   append(out, head);
   if (!run.backward())
     return out;
@@ -293,9 +292,8 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
 std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
   // The blocks' weights, each stated once by its block (blockWeights).
   std::optional<int64_t> perLayer = 0;
-  for (BlockKind k : allBlocks())
-    if (blockInfo(k).perLayer)
-      perLayer = checkedAdd(perLayer, blockWeights(k, c));
+  for (BlockKind k : c.layerBlocks)
+    perLayer = checkedAdd(perLayer, blockWeights(k, c));
   auto embedding = blockWeights(BlockKind::Embedding, c);
   auto lmHead = blockWeights(BlockKind::LMHead, c);
   auto total = checkedAdd(checkedAdd(embedding, lmHead),
@@ -323,8 +321,7 @@ std::optional<int64_t> tshape::model::countFlops(const ModelConfig &c,
   // backward): the layers are identical, so this does not enumerate L
   // copies.
   std::optional<int64_t> head = 0;
-  for (BlockKind k : allBlocks())
-    if (!blockInfo(k).perLayer)
-      head = checkedAdd(head, sum(blockKernels(k, c, run, -1)));
+  for (BlockKind k : modelBlocks())
+    head = checkedAdd(head, sum(blockKernels(k, c, run, -1)));
   return checkedAdd(checkedMul(sum(layerKernels(c, run, 0)), c.layers), head);
 }

@@ -52,6 +52,10 @@ struct RoleInfo {
 };
 const RoleInfo &roleInfo(Role r);
 const char *roleGroupName(RoleGroup g);
+/// Adds a role for a block defined outside this library (a test block, an
+/// out-of-tree block); `info.role` is ignored. Returns the new role, or the
+/// existing one of that name. Call at start-up, before any use.
+Role registerRole(RoleInfo info);
 
 /// A GEMM's full name: the role, with "_<grad>" for a backward pass.
 std::string gemmName(Role r, GemmPass p);

@@ -13,6 +13,7 @@
 #ifndef TSHAPE_MODEL_TRANSFORMER_H
 #define TSHAPE_MODEL_TRANSFORMER_H
 
+#include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Kernel.h"
 #include "tshape/Model/Parallelism.h"
 #include "tshape/Model/RunShape.h"
@@ -80,6 +81,9 @@ struct ModelConfig {
   DType dtype = DType::BF16;
   AttentionConfig attention;
   MlpConfig mlp;
+  /// The residual sub-layers of each decoder layer, in order (blocks with
+  /// BlockInfo::perLayer): attention then MLP unless the IR says otherwise.
+  std::vector<BlockKind> layerBlocks = {BlockKind::Attention, BlockKind::Mlp};
   ResidualMode residual = ResidualMode::Sequential;
   bool tiedEmbeddings = false;
 
@@ -134,13 +138,13 @@ struct RankShape {
 std::optional<RankShape> rankShape(const ModelConfig &config);
 
 /// The kernels of one decoder layer under `run`: the forward kernels of
-/// its per-layer blocks (Blocks/Block.h) in order, then, when the run has a
+/// its blocks (layerBlocks, Blocks/Block.h) in order, then, when the run has a
 /// backward, their gradients in reverse order. Empty when the config is
 /// invalid.
 std::vector<Kernel> layerKernels(const ModelConfig &config,
                                  const RunShape &run, int64_t layer);
 /// The kernels of a whole run: every layer forward, the once-per-model
-/// blocks (the logits), then the backward of the logits and of every layer
+/// blocks (embedding and LM head: the logits), then the backward of the logits and of every layer
 /// in reverse order. Empty when the config is invalid.
 std::vector<Kernel> modelKernels(const ModelConfig &config,
                                  const RunShape &run);

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowerer.h"
+#include "tshape/Conversion/TShapeToLinalg/Lowerer.h"
 
 using namespace mlir;
 using namespace tshape;

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowerer.h"
+#include "tshape/Conversion/TShapeToLinalg/Lowerer.h"
 #include "tshape/PassRunShape.h"
 
 namespace tshape {
@@ -39,10 +39,25 @@ const BlockLowering kLowerings[] = {
     {model::BlockKind::Mlp, lowerMlp, nullptr},
     {model::BlockKind::LMHead, nullptr, lowerLMHead},
 };
+
+
+std::vector<BlockLowering> &loweringTable() {
+  static std::vector<BlockLowering> table(std::begin(kLowerings),
+                                          std::end(kLowerings));
+  return table;
+}
 } // namespace
 
-const BlockLowering &tshape::lowering::blockLowering(model::BlockKind k) {
-  return kLowerings[size_t(k)];
+const BlockLowering *tshape::lowering::blockLowering(model::BlockKind k) {
+  for (const BlockLowering &l : loweringTable())
+    if (l.kind == k)
+      return &l;
+  return nullptr;
+}
+
+void tshape::lowering::registerBlockLowering(BlockLowering lowering) {
+  if (!blockLowering(lowering.kind))
+    loweringTable().push_back(lowering);
 }
 
 //===----------------------------------------------------------------------===//
@@ -399,7 +414,12 @@ std::optional<model::BlockKind> blockKindOf(Operation *op) {
 FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
   b.setLoc(op->getLoc());
   if (std::optional<model::BlockKind> kind = blockKindOf(op)) {
-    const BlockLowering &lower = blockLowering(*kind);
+    const BlockLowering *lowering = blockLowering(*kind);
+    if (!lowering)
+      return op->emitOpError()
+             << "block '" << model::blockInfo(*kind).name
+             << "' has no lowering to linalg";
+    const BlockLowering &lower = *lowering;
     Value in = map.lookupOrDefault(op->getOperand(0));
     if (lower.whole)
       return lower.whole(*this, op, in);
@@ -421,7 +441,7 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     auto branch = [&](Operation &sub, Value in) {
       Backward bwd;
       Value f = blockLowering(*blockKindOf(&sub))
-                    .branch(*this, &sub, in, layer, bwd);
+                    ->branch(*this, &sub, in, layer, bwd);
       bwds.push_back(bwd);
       return f;
     };

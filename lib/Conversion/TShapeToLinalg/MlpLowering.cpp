@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowerer.h"
+#include "tshape/Conversion/TShapeToLinalg/Lowerer.h"
 
 using namespace mlir;
 using namespace tshape;

@@ -16,27 +16,39 @@ const BlockInfo kBlocks[] = {
     {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights},
     {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights},
 };
+
+
+/// The built-in blocks, then the registered ones; indexed by BlockKind.
+std::vector<BlockInfo> &blockTable() {
+  static std::vector<BlockInfo> table(std::begin(kBlocks), std::end(kBlocks));
+  return table;
+}
 } // namespace
 
 const BlockInfo &tshape::model::blockInfo(BlockKind k) {
-  return kBlocks[size_t(k)];
+  return blockTable()[size_t(k)];
 }
 
-const std::vector<BlockKind> &tshape::model::allBlocks() {
-  static const std::vector<BlockKind> all = [] {
-    std::vector<BlockKind> v;
-    for (const BlockInfo &b : kBlocks)
-      v.push_back(b.kind);
-    return v;
-  }();
-  return all;
+std::vector<BlockKind> tshape::model::allBlocks() {
+  std::vector<BlockKind> v;
+  for (const BlockInfo &b : blockTable())
+    v.push_back(b.kind);
+  return v;
 }
 
 std::optional<BlockKind> tshape::model::parseBlock(std::string_view name) {
-  for (const BlockInfo &b : kBlocks)
+  for (const BlockInfo &b : blockTable())
     if (name == b.name)
       return b.kind;
   return std::nullopt;
+}
+
+BlockKind tshape::model::registerBlock(BlockInfo info) {
+  if (std::optional<BlockKind> k = parseBlock(info.name))
+    return *k;
+  info.kind = BlockKind(blockTable().size());
+  blockTable().push_back(info);
+  return info.kind;
 }
 
 std::vector<Kernel> tshape::model::forwardKernels(BlockKind k,

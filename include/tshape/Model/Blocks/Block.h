@@ -9,9 +9,11 @@
 // (the weight GEMMs' N x K at degree 1, plus the extras), and so the
 // parameter count, the step's kernel list and, later, the memory model.
 //
-// Adding a block: a row in kBlocks (Block.cpp), its file here, its op with
-// the block op interface (TShapeInterfaces.td) and its lowering file
-// (docs/architecture.md, "Adding a block").
+// Adding a block: its file here and a row in kBlocks (Block.cpp), its op
+// with the block op interface (TShapeInterfaces.td) and its lowering file
+// (docs/architecture.md, "Adding a block"). A block defined outside this
+// library (a test block, an out-of-tree one) registers its row with
+// registerBlock instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,10 +49,15 @@ struct BlockInfo {
 };
 
 const BlockInfo &blockInfo(BlockKind k);
-/// Every block, in the order of a model's data flow.
-const std::vector<BlockKind> &allBlocks();
+/// Every block: the built-in ones in the order of a model's data flow, then
+/// the registered ones.
+std::vector<BlockKind> allBlocks();
 /// The block named `name`; nullopt when none is.
 std::optional<BlockKind> parseBlock(std::string_view name);
+/// Adds a block defined outside this library; `info.kind` is ignored.
+/// Returns its kind, or the existing one of that name. Call at start-up,
+/// before any use.
+BlockKind registerBlock(BlockInfo info);
 
 /// The kernels of one instance: its forward kernels and, when the run has
 /// a backward, their gradients in reverse order (backwardKernels).

@@ -1,8 +1,9 @@
 //===- Lowerer.h - The linalg builder the block lowerings share -*- C++ -*-===//
 //
-// tshape-lower-to-linalg lowers each tshape op with the lowering of its
-// block (one file each: AttentionLowering.cpp, MlpLowering.cpp,
-// EmbeddingLowering.cpp). A block lowering takes its kernels from the block
+// tshape-lower-to-linalg lowers each block op with the lowering of its
+// block (one file each in lib/Conversion/TShapeToLinalg:
+// AttentionLowering.cpp, MlpLowering.cpp, EmbeddingLowering.cpp; a block
+// defined elsewhere registers its own with registerBlockLowering). A block lowering takes its kernels from the block
 // model (model::forwardKernels), finds each by its role, builds the data
 // flow around them with the builders here, and pushes the backward of a
 // training step onto the tape. Lowerer.cpp walks the function, unrolls
@@ -156,8 +157,12 @@ struct BlockLowering {
   WholeLowering whole;   ///< once-per-model blocks
 };
 
-/// The lowering of block `k` (the table in Lowerer.cpp).
-const BlockLowering &blockLowering(model::BlockKind k);
+/// The lowering of block `k` (the table in Lowerer.cpp, then the
+/// registered ones); null when the block has none.
+const BlockLowering *blockLowering(model::BlockKind k);
+/// Adds the lowering of a block defined outside this library (see
+/// model::registerBlock). Call at start-up, before the pass runs.
+void registerBlockLowering(BlockLowering lowering);
 
 Value lowerAttention(Lowerer &l, mlir::Operation *op, Value x2, int64_t layer,
                      Lowerer::Backward &bwd);
