@@ -61,6 +61,14 @@ LogicalResult verifyNoOverflow(Operation *op, model::ModelConfig config) {
             "parameter count of this op exceeds 2^63-1";
 }
 
+/// Sets the activation sizes of `type` (b x s x h) in `c`.
+void setActivationSizes(model::ModelConfig &c, RankedTensorType type) {
+  using model::Param;
+  model::setParam(c, Param::Microbatch, type.getDimSize(0));
+  model::setParam(c, Param::Seq, type.getDimSize(1));
+  model::setParam(c, Param::Hidden, type.getDimSize(2));
+}
+
 /// A model config holding only the activation sizes of `type` (b, s, h) and
 /// the parallel degrees at `op`, with `sizes` set through the parameter
 /// table; other sizes are 1.
@@ -69,9 +77,7 @@ baseConfig(Operation *op, RankedTensorType type,
            std::initializer_list<std::pair<model::Param, int64_t>> sizes) {
   model::ModelConfig c;
   using model::Param;
-  model::setParam(c, Param::Microbatch, type.getDimSize(0));
-  model::setParam(c, Param::Seq, type.getDimSize(1));
-  model::setParam(c, Param::Hidden, type.getDimSize(2));
+  setActivationSizes(c, type);
   for (Param p : {Param::Vocab, Param::Heads, Param::KvHeads, Param::HeadDim,
                   Param::Ffn})
     model::setParam(c, p, 1);
@@ -92,6 +98,41 @@ opBindings(Operation *op, RankedTensorType type,
     env.set(p, v);
   model::bindDegrees(getParallelism(op), env);
   return env;
+}
+
+/// Sets the last dimension of `v`'s b x s x n tensor type to `n`: how a
+/// block op's result follows a new hidden (or vocab) size.
+void setLastDim(Value v, int64_t n) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getDimSize(t.getRank() - 1) == n)
+    return;
+  SmallVector<int64_t> shape(t.getShape());
+  shape.back() = n;
+  v.setType(RankedTensorType::get(shape, t.getElementType()));
+}
+
+model::Activation fromIR(Activation a) {
+  switch (a) {
+  case Activation::gelu:
+    return model::Activation::GELU;
+  case Activation::relu:
+    return model::Activation::ReLU;
+  case Activation::silu:
+    return model::Activation::SiLU;
+  }
+  return model::Activation::GELU;
+}
+
+Activation toIR(model::Activation a) {
+  switch (a) {
+  case model::Activation::GELU:
+    return Activation::gelu;
+  case model::Activation::ReLU:
+    return Activation::relu;
+  case model::Activation::SiLU:
+    return Activation::silu;
+  }
+  return Activation::gelu;
 }
 } // namespace
 
@@ -114,6 +155,16 @@ LogicalResult EmbeddingOp::verify() {
     return failure();
   return verifyNoOverflow(
       *this, baseConfig(*this, result, {{model::Param::Vocab, getVocab()}}));
+}
+
+void EmbeddingOp::readConfig(model::ModelConfig &config) {
+  setActivationSizes(config, getResult().getType());
+  model::setParam(config, model::Param::Vocab, getVocab());
+}
+
+void EmbeddingOp::writeConfig(const model::ModelConfig &config) {
+  setVocab(model::getParam(config, model::Param::Vocab));
+  setLastDim(getResult(), model::getParam(config, model::Param::Hidden));
 }
 
 //===----------------------------------------------------------------------===//
@@ -161,6 +212,19 @@ LogicalResult LMHeadOp::verify() {
       *this, baseConfig(*this, input, {{model::Param::Vocab, getVocab()}}));
 }
 
+void LMHeadOp::readConfig(model::ModelConfig &config) {
+  setActivationSizes(config, getInput().getType());
+  model::setParam(config, model::Param::Vocab, getVocab());
+  config.tiedEmbeddings = getTied();
+}
+
+void LMHeadOp::writeConfig(const model::ModelConfig &config) {
+  const int64_t vocab = model::getParam(config, model::Param::Vocab);
+  setVocab(vocab);
+  setTied(config.tiedEmbeddings);
+  setLastDim(getResult(), vocab);
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -196,6 +260,29 @@ LogicalResult AttentionOp::verify() {
                          {model::Param::HeadDim, getHeadDimOrDefault()}}));
 }
 
+void AttentionOp::readConfig(model::ModelConfig &config) {
+  using model::Param;
+  setActivationSizes(config, getInput().getType());
+  model::setParam(config, Param::Heads, getHeads());
+  model::setParam(config, Param::KvHeads, getKvHeads());
+  model::setParam(config, Param::HeadDim, getHeadDim().value_or(0));
+  config.attention.causal = getCausal();
+  config.attention.fused = getFused();
+}
+
+void AttentionOp::writeConfig(const model::ModelConfig &config) {
+  using model::Param;
+  setHeads(model::getParam(config, Param::Heads));
+  setKvHeads(model::getParam(config, Param::KvHeads));
+  if (int64_t d = model::getParam(config, Param::HeadDim))
+    setHeadDim(d);
+  else
+    removeHeadDimAttr();
+  setCausal(config.attention.causal);
+  setFused(config.attention.fused);
+  setLastDim(getResult(), model::getParam(config, Param::Hidden));
+}
+
 //===----------------------------------------------------------------------===//
 // MLPOp
 //===----------------------------------------------------------------------===//
@@ -213,6 +300,20 @@ LogicalResult MLPOp::verify() {
       baseConfig(*this, input, {{model::Param::Ffn, getInner()}});
   c.mlp.gated = getGated();
   return verifyNoOverflow(*this, c);
+}
+
+void MLPOp::readConfig(model::ModelConfig &config) {
+  setActivationSizes(config, getInput().getType());
+  model::setParam(config, model::Param::Ffn, getInner());
+  config.mlp.gated = getGated();
+  config.mlp.activation = fromIR(getActivation());
+}
+
+void MLPOp::writeConfig(const model::ModelConfig &config) {
+  setInner(model::getParam(config, model::Param::Ffn));
+  setGated(config.mlp.gated);
+  setActivation(toIR(config.mlp.activation));
+  setLastDim(getResult(), model::getParam(config, model::Param::Hidden));
 }
 
 //===----------------------------------------------------------------------===//
