@@ -174,17 +174,24 @@ def TShape_MLPOp : TShape_BlockOp<"mlp", /*residualSubLayer=*/1,
 
 def TShape_BlockOp : TShape_Op<"block", [
     SingleBlock, RecursiveMemoryEffects, AllTypesMatch<["input", "result"]>]> {
-  let summary = "decoder (or encoder) block: attention then MLP";
+  let summary = "decoder (or encoder) block: residual sub-layers in sequence or in parallel";
   let description = [{
-    Groups one `tshape.attention` and one `tshape.mlp` into a block. The body
-    has one argument, the block input.
+    Groups the residual sub-layers of one layer (ops of the block op
+    interface that are residual sub-layers: `tshape.attention`,
+    `tshape.mlp`) into a block. The body has one argument, the block input,
+    then one or more sub-layers, then `tshape.yield`.
 
-    - `sequential` (GPT-2, Llama): the attention reads the block input, the
-      MLP reads the attention's result, and the body yields the MLP's
-      result: `y = h + MLP(h)`, `h = x + Attn(x)`.
-    - `parallel` (GPT-J, GPT-NeoX, Falcon): both read the block input and
-      the body yields both results `%a, %m`; the block computes
-      `y = x + Attn(x) + MLP(x)`, that is `a + m - x`.
+    - `sequential` (GPT-2, Llama): the first sub-layer reads the block
+      input, each next one reads the previous one's result, and the body
+      yields the last result. Attention then MLP:
+      `y = h + MLP(h)`, `h = x + Attn(x)`.
+    - `parallel` (GPT-J, GPT-NeoX, Falcon): every sub-layer reads the block
+      input and the body yields each result, in order; the block computes
+      `y = x + f1(x) + ... + fn(x)`, the sum of the yielded values less
+      `(n - 1) x`. Attention and MLP: `y = x + Attn(x) + MLP(x)`.
+
+    The usual block is one attention then one MLP; the lowering handles
+    that one.
 
     ```mlir
     %y = tshape.block sequential %x : tensor<4x2048x2560xbf16> {
@@ -209,7 +216,11 @@ def TShape_BlockOp : TShape_Op<"block", [
     OpBuilder<(ins "::mlir::Value":$input, "ResidualMode":$mode)>
   ];
   let extraClassDeclaration = [{
+    /// The residual sub-layers of the body, in order.
+    ::llvm::SmallVector<BlockOpInterface> getSubLayers();
+    /// The first attention of the body, or null when it has none.
     AttentionOp getAttention();
+    /// The first MLP of the body, or null when it has none.
     MLPOp getMLP();
   }];
 }
