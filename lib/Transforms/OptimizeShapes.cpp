@@ -84,9 +84,7 @@ struct TShapeOptimizeShapesPass
     rep.target = *tgt;
     bool failedAny = false;
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      bool hasTShape = false;
-      fn.walk([&](tshape::AttentionOp) { hasTShape = true; });
-      if (!hasTShape)
+      if (!holdsModel(fn))
         continue;
       bool hasVocab = false;
       std::string err;

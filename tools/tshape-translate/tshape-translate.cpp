@@ -68,9 +68,7 @@ llvm::cl::opt<bool> megatronOpt(
 LogicalResult exportHF(Operation *op, llvm::raw_ostream &os) {
   func::FuncOp fn;
   op->walk([&](func::FuncOp f) {
-    bool has = false;
-    f.walk([&](tshape::AttentionOp) { has = true; });
-    if (has && !fn)
+    if (!fn && tshape::holdsModel(f))
       fn = f;
   });
   if (!fn)

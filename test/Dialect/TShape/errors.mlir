@@ -169,22 +169,63 @@ func.func @l1(%x: tensor<1x16x64xbf16>) -> tensor<1x16x100xbf16> {
 
 // -----
 
-// B1: a block holds exactly one attention and one MLP.
-func.func @b1(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
-  // expected-error @+1 {{rule B1: the body must hold exactly one tshape.attention and one tshape.mlp, then tshape.yield; found 1 attention, 0 mlp and 2 ops in all}}
+// B1: the body takes one argument of the input type.
+func.func @b1_argument(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B1: the body must take one argument of the input type 'tensor<1x16x64xbf16>'}}
   %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
-  ^bb0(%in: tensor<1x16x64xbf16>):
-    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
-    tshape.yield %a : tensor<1x16x64xbf16>
+  ^bb0(%in: tensor<1x16x32xbf16>):
+    tshape.yield %x : tensor<1x16x64xbf16>
   }
   return %0 : tensor<1x16x64xbf16>
 }
 
 // -----
 
-// B2: the attention reads the block input.
+// B1: a block holds at least one residual sub-layer.
+func.func @b1_empty(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B1: the body must hold one or more residual sub-layers (such as tshape.attention and tshape.mlp), then tshape.yield; found 1 op, 0 of them residual sub-layers}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    tshape.yield %in : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B1: only ops of the block op interface that are residual sub-layers stand
+// in a block: not an op of another dialect...
+func.func @b1_foreign_op(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B1: the body must hold one or more residual sub-layers (such as tshape.attention and tshape.mlp), then tshape.yield; found 4 ops, 2 of them residual sub-layers; op 2 is 'arith.addf'}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %s = arith.addf %a, %in : tensor<1x16x64xbf16>
+    %m = tshape.mlp %s inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %m : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// ...nor a once-per-model op.
+func.func @b1_once_per_model(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B1: the body must hold one or more residual sub-layers (such as tshape.attention and tshape.mlp), then tshape.yield; found 3 ops, 1 of them residual sub-layers; op 2 is 'tshape.lm_head'}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %h = tshape.lm_head %a vocab = 64 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %h : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B2: the first sub-layer reads the block input.
 func.func @b2(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
-  // expected-error @+1 {{rule B2: the attention must read the block input}}
+  // expected-error @+1 {{rule B2: the first sub-layer ('tshape.attention') must read the block input}}
   %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
   ^bb0(%in: tensor<1x16x64xbf16>):
     %a = tshape.attention %x heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
@@ -196,9 +237,9 @@ func.func @b2(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
 
 // -----
 
-// B3: a sequential block's MLP reads the attention's result.
+// B3: in a sequential block each sub-layer reads the previous one's result.
 func.func @b3_sequential(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
-  // expected-error @+1 {{rule B3: a sequential block's MLP must read the attention's result}}
+  // expected-error @+1 {{rule B3: a sequential block's sub-layer 2 ('tshape.mlp') must read the result of sub-layer 1 ('tshape.attention')}}
   %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
   ^bb0(%in: tensor<1x16x64xbf16>):
     %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
@@ -210,14 +251,57 @@ func.func @b3_sequential(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
 
 // -----
 
-// B3: a parallel block yields both branches.
+// B3: a sequential block yields its last sub-layer's result.
+func.func @b3_sequential_yield(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B3: a sequential block's body must yield the result of its last sub-layer (3) and nothing else; it yields 1 value, and value 1 is not the result of sub-layer 3}}
+  %0 = tshape.block sequential %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %m = tshape.mlp %a inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %n = tshape.mlp %m inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %m : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B3: in a parallel block every sub-layer reads the block input.
 func.func @b3_parallel(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
-  // expected-error @+1 {{rule B3: a parallel block's MLP must read the block input and the body must yield the attention's and the MLP's results, in that order}}
+  // expected-error @+1 {{rule B3: a parallel block's sub-layer 2 ('tshape.mlp') must read the block input}}
+  %0 = tshape.block parallel %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %m = tshape.mlp %a inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %a, %m : tensor<1x16x64xbf16>, tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// B3: a parallel block yields every branch...
+func.func @b3_parallel_yield(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B3: a parallel block's body must yield the results of its 2 sub-layers, in order; it yields 1 value}}
   %0 = tshape.block parallel %x : tensor<1x16x64xbf16> {
   ^bb0(%in: tensor<1x16x64xbf16>):
     %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
     %m = tshape.mlp %in inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
     tshape.yield %m : tensor<1x16x64xbf16>
+  }
+  return %0 : tensor<1x16x64xbf16>
+}
+
+// -----
+
+// ...in order.
+func.func @b3_parallel_order(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
+  // expected-error @+1 {{rule B3: a parallel block's body must yield the results of its 2 sub-layers, in order; it yields 2 values, and value 1 is not the result of sub-layer 1}}
+  %0 = tshape.block parallel %x : tensor<1x16x64xbf16> {
+  ^bb0(%in: tensor<1x16x64xbf16>):
+    %a = tshape.attention %in heads = 1 kv_heads = 1 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    %m = tshape.mlp %in inner = 256 activation = gelu : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
+    tshape.yield %m, %a : tensor<1x16x64xbf16>, tensor<1x16x64xbf16>
   }
   return %0 : tensor<1x16x64xbf16>
 }

@@ -3,7 +3,8 @@
 // buildModelModule emits one function per model: embedding, a
 // tshape.repeat of one block, and the LM head, with the parallel and math
 // attributes on the function. extractModelConfig reads a function's model
-// back, and applyModelConfig rewrites it to another config.
+// back, and applyModelConfig rewrites it to another config; both go through
+// the block op interface (readConfig, writeConfig) and name no op of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,16 +43,18 @@ std::string symbolName(const std::string &name) {
   return out;
 }
 
-tshape::Activation toIR(tshape::model::Activation a) {
-  switch (a) {
-  case tshape::model::Activation::GELU:
-    return tshape::Activation::gelu;
-  case tshape::model::Activation::ReLU:
-    return tshape::Activation::relu;
-  case tshape::model::Activation::SiLU:
-    return tshape::Activation::silu;
-  }
-  return tshape::Activation::gelu;
+/// Creates the block op `OpTy` reading `input`, with result type `type`,
+/// and states `c` on it (BlockOpInterface::writeConfig): the attributes
+/// have one writer.
+template <typename OpTy>
+Value createBlockOp(OpBuilder &b, Location loc, Type type, Value input,
+                    const tshape::model::ModelConfig &c) {
+  OperationState state(loc, OpTy::getOperationName());
+  state.addOperands(input);
+  state.addTypes(type);
+  auto op = cast<tshape::BlockOpInterface>(b.create(state));
+  op.writeConfig(c);
+  return op->getResult(0);
 }
 } // namespace
 
@@ -87,8 +90,8 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
 
-  Value x = tshape::EmbeddingOp::create(b, loc, actT, entry->getArgument(0),
-                                        vocab);
+  Value x = createBlockOp<tshape::EmbeddingOp>(b, loc, actT,
+                                               entry->getArgument(0), c);
   auto repeat =
       tshape::RepeatOp::create(b, loc, x, getParam(c, Param::Layers));
   {
@@ -105,15 +108,9 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
       Block &body = block.getBody().front();
       b.setInsertionPointToEnd(&body);
       Value in = body.getArgument(0);
-      const int64_t d = getParam(c, Param::HeadDim);
-      IntegerAttr headDim = d ? b.getI64IntegerAttr(d) : IntegerAttr();
-      Value a = tshape::AttentionOp::create(
-          b, loc, actT, in, getParam(c, Param::Heads),
-          getParam(c, Param::KvHeads), headDim, c.attention.causal,
-          c.attention.fused);
-      Value m = tshape::MLPOp::create(
-          b, loc, actT, parallel ? in : a, getParam(c, Param::Ffn),
-          toIR(c.mlp.activation), c.mlp.gated);
+      Value a = createBlockOp<tshape::AttentionOp>(b, loc, actT, in, c);
+      Value m =
+          createBlockOp<tshape::MLPOp>(b, loc, actT, parallel ? in : a, c);
       if (parallel)
         tshape::YieldOp::create(b, loc, ValueRange{a, m});
       else
@@ -121,8 +118,8 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
     }
     tshape::YieldOp::create(b, loc, ValueRange{block.getResult()});
   }
-  Value logits = tshape::LMHeadOp::create(
-      b, loc, logitsT, repeat.getResult(), vocab, c.tiedEmbeddings);
+  Value logits = createBlockOp<tshape::LMHeadOp>(b, loc, logitsT,
+                                                 repeat.getResult(), c);
   func::ReturnOp::create(b, loc, logits);
   return module;
 }
@@ -139,60 +136,79 @@ int64_t repeatMultiplicity(Operation *op) {
       m *= r.getLayers();
   return m;
 }
+
+/// Whether `op` agrees with `first`, the first op of its config group
+/// (BlockOpInterface::getConfigGroup): residual sub-layers of one block
+/// stand for the layers and must be the same op but for their operands;
+/// other ops must state the same values of the parameters both state.
+bool agrees(tshape::BlockOpInterface first, tshape::BlockOpInterface op) {
+  if (first.isResidualSubLayer() &&
+      first.getBlockName() == op.getBlockName())
+    return OperationEquivalence::isEquivalentTo(
+        first, op, OperationEquivalence::ignoreValueEquivalence,
+        /*markEquivalent=*/nullptr,
+        OperationEquivalence::IgnoreLocations |
+            OperationEquivalence::IgnoreDiscardableAttrs);
+  tshape::model::ModelConfig a, b;
+  first.readConfig(a);
+  op.readConfig(b);
+  for (tshape::model::Param p : op.getStatedParams())
+    if (llvm::is_contained(first.getStatedParams(), p) &&
+        tshape::model::getParam(a, p) != tshape::model::getParam(b, p))
+      return false;
+  return true;
+}
 } // namespace
+
+bool tshape::holdsModel(func::FuncOp fn) {
+  return fn
+      .walk([](BlockOpInterface op) {
+        return op.isResidualSubLayer() ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 
 std::optional<tshape::model::ModelConfig>
 tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
                            std::string &error) {
   using namespace ::tshape;
+  using model::Param;
   model::ModelConfig c;
   c.name = fn.getName().str();
   c.parallel = getParallelism(fn);
   if (auto t = fn->getAttrOfType<StringAttr>(TShapeDialect::kModelTypeAttrName))
     c.modelType = t.str();
-  std::optional<AttentionOp> attn;
-  std::optional<MLPOp> mlp;
-  int64_t attnLayers = 0, mlpLayers = 0;
-  int64_t vocab = 0;
+  // The first op of each config group, the layers of each sub-layer block
+  // (each op times its enclosing repeats), and every parameter stated.
+  llvm::StringMap<BlockOpInterface> groupFirst;
+  llvm::StringMap<int64_t> layers;
+  llvm::SmallSetVector<Param, 8> stated;
+  BlockOpInterface firstSubLayer;
   bool conflict = false;
   std::string why;
   fn.walk([&](Operation *op) {
-    if (auto a = dyn_cast<AttentionOp>(op)) {
-      if (attn && (attn->getHeads() != a.getHeads() ||
-                   attn->getKvHeads() != a.getKvHeads() ||
-                   attn->getHeadDim() != a.getHeadDim() ||
-                   attn->getInput().getType() != a.getInput().getType())) {
-        conflict = true;
-        why = "attention ops differ";
-      }
-      attn = a;
-      attnLayers += repeatMultiplicity(op);
-    } else if (auto m = dyn_cast<MLPOp>(op)) {
-      if (mlp && (mlp->getInner() != m.getInner() ||
-                  mlp->getGated() != m.getGated() ||
-                  mlp->getInput().getType() != m.getInput().getType())) {
-        conflict = true;
-        why = "MLP ops differ";
-      }
-      mlp = m;
-      mlpLayers += repeatMultiplicity(op);
-    } else if (auto e = dyn_cast<EmbeddingOp>(op)) {
-      if (vocab && vocab != (int64_t)e.getVocab()) {
-        conflict = true;
-        why = "vocabularies differ";
-      }
-      vocab = e.getVocab();
-    } else if (auto h = dyn_cast<LMHeadOp>(op)) {
-      if (vocab && vocab != (int64_t)h.getVocab()) {
-        conflict = true;
-        why = "vocabularies differ";
-      }
-      vocab = h.getVocab();
-      c.tiedEmbeddings = h.getTied();
-    } else if (auto b = dyn_cast<BlockOp>(op)) {
+    if (auto b = dyn_cast<BlockOp>(op)) {
       c.residual = b.getMode() == ResidualMode::parallel
                        ? model::ResidualMode::Parallel
                        : model::ResidualMode::Sequential;
+      return;
+    }
+    auto blk = dyn_cast<BlockOpInterface>(op);
+    if (!blk)
+      return;
+    auto [group, isFirst] = groupFirst.try_emplace(blk.getConfigGroup(), blk);
+    if (!isFirst && !agrees(group->second, blk)) {
+      conflict = true;
+      why = (blk.getConfigGroup() + " differ").str();
+    }
+    blk.readConfig(c);
+    SmallVector<Param> params = blk.getStatedParams();
+    stated.insert(params.begin(), params.end());
+    if (blk.isResidualSubLayer()) {
+      layers[blk.getBlockName()] += repeatMultiplicity(op);
+      if (!firstSubLayer)
+        firstSubLayer = blk;
     }
   });
   if (conflict) {
@@ -200,18 +216,16 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
             "); shape search needs one layer configuration";
     return std::nullopt;
   }
-  if (!attn || !mlp) {
+  // A layer's GEMMs need its heads (an attention) and its inner size (an
+  // MLP).
+  if (!stated.contains(Param::Heads) || !stated.contains(Param::Ffn)) {
     error = "the function needs a tshape.attention and a tshape.mlp";
     return std::nullopt;
   }
-  using model::Param;
-  using model::setParam;
-  RankedTensorType t = attn->getInput().getType();
-  setParam(c, Param::Microbatch, t.getDimSize(0));
-  setParam(c, Param::Seq, t.getDimSize(1));
-  setParam(c, Param::Hidden, t.getDimSize(2));
-  Type elt = t.getElementType();
-  std::optional<model::DType> dtype = gemmDType(*attn, elt);
+  // readConfig gave the run shape (b, s) and hidden; the element type of
+  // the layers gives the precision.
+  Type elt = firstSubLayer.getActivations().getType().getElementType();
+  std::optional<model::DType> dtype = gemmDType(firstSubLayer, elt);
   if (!dtype) {
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -221,32 +235,16 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     return std::nullopt;
   }
   c.dtype = *dtype;
-  setParam(c, Param::Heads, attn->getHeads());
-  setParam(c, Param::KvHeads, attn->getKvHeads());
-  setParam(c, Param::HeadDim, attn->getHeadDim().value_or(0));
-  c.attention.causal = attn->getCausal();
-  c.attention.fused = attn->getFused();
-  setParam(c, Param::Ffn, mlp->getInner());
-  c.mlp.gated = mlp->getGated();
-  switch (mlp->getActivation()) {
-  case Activation::gelu:
-    c.mlp.activation = model::Activation::GELU;
-    break;
-  case Activation::relu:
-    c.mlp.activation = model::Activation::ReLU;
-    break;
-  case Activation::silu:
-    c.mlp.activation = model::Activation::SiLU;
-    break;
-  }
-  setParam(c, Param::Layers, std::max(attnLayers, mlpLayers));
-  hasVocab = vocab > 0;
+  int64_t numLayers = 0;
+  for (const auto &entry : layers)
+    numLayers = std::max(numLayers, entry.getValue());
+  model::setParam(c, Param::Layers, numLayers);
+  hasVocab = stated.contains(Param::Vocab);
   // Without an embedding or head, the smallest vocabulary the rules accept
   // (one row per rank of the degree that splits it); the search leaves it.
-  setParam(c, Param::Vocab,
-           hasVocab ? vocab
-                    : model::getParam(
-                          c, *model::paramInfo(Param::Vocab).splitBy));
+  if (!hasVocab)
+    model::setParam(c, Param::Vocab,
+                    model::getParam(c, *model::paramInfo(Param::Vocab).splitBy));
   return c;
 }
 
@@ -256,48 +254,32 @@ void tshape::applyModelConfig(func::FuncOp fn, const model::ModelConfig &from,
   using model::getParam;
   using model::Param;
   Builder b(fn.getContext());
-  const int64_t vocab = getParam(to, Param::Vocab);
-  fn.walk([&](Operation *op) {
-    if (auto a = dyn_cast<AttentionOp>(op)) {
-      a.setHeads(getParam(to, Param::Heads));
-      a.setKvHeads(getParam(to, Param::KvHeads));
-    } else if (auto m = dyn_cast<MLPOp>(op)) {
-      m.setInner(getParam(to, Param::Ffn));
-    } else if (auto e = dyn_cast<EmbeddingOp>(op)) {
-      e.setVocab(vocab);
-    } else if (auto h = dyn_cast<LMHeadOp>(op)) {
-      h.setVocab(vocab);
-    }
-  });
+  // Each block op states `to`, and retypes its own result.
+  fn.walk([&](BlockOpInterface op) { op.writeConfig(to); });
   const int64_t hiddenFrom = getParam(from, Param::Hidden),
                 hiddenTo = getParam(to, Param::Hidden),
-                vocabFrom = getParam(from, Param::Vocab),
                 batch = getParam(from, Param::Microbatch),
                 seq = getParam(from, Param::Seq);
-  if (hiddenFrom == hiddenTo && vocabFrom == vocab)
-    return;
-  // Retype b x s x hidden activations and b x s x vocab logits.
+  // Retype the other b x s x hidden activations: block arguments and the
+  // results of ops outside the interface (blocks, repeats).
   auto retype = [&](Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getRank() != 3 || t.getDimSize(0) != batch ||
-        t.getDimSize(1) != seq)
+        t.getDimSize(1) != seq || t.getDimSize(2) != hiddenFrom)
       return;
-    int64_t last = t.getDimSize(2);
-    bool isLogits = v.getDefiningOp<LMHeadOp>() != nullptr;
-    int64_t next = isLogits ? (last == vocabFrom ? vocab : last)
-                            : (last == hiddenFrom ? hiddenTo : last);
-    if (next != last)
-      v.setType(
-          RankedTensorType::get({batch, seq, next}, t.getElementType()));
+    v.setType(
+        RankedTensorType::get({batch, seq, hiddenTo}, t.getElementType()));
   };
-  fn.walk([&](Operation *op) {
-    for (Region &r : op->getRegions())
+  if (hiddenFrom != hiddenTo)
+    fn.walk([&](Operation *op) {
+      for (Region &r : op->getRegions())
       for (Block &blk : r)
-        for (BlockArgument arg : blk.getArguments())
-          retype(arg);
-    for (Value res : op->getResults())
-      retype(res);
-  });
+          for (BlockArgument arg : blk.getArguments())
+            retype(arg);
+      if (!isa<BlockOpInterface>(op))
+        for (Value res : op->getResults())
+          retype(res);
+    });
   Block &entry = fn.getBody().front();
   fn.setFunctionType(b.getFunctionType(
       entry.getArgumentTypes(),

@@ -61,6 +61,14 @@ LogicalResult verifyNoOverflow(Operation *op, model::ModelConfig config) {
             "parameter count of this op exceeds 2^63-1";
 }
 
+/// Sets the activation sizes of `type` (b x s x h) in `c`.
+void setActivationSizes(model::ModelConfig &c, RankedTensorType type) {
+  using model::Param;
+  model::setParam(c, Param::Microbatch, type.getDimSize(0));
+  model::setParam(c, Param::Seq, type.getDimSize(1));
+  model::setParam(c, Param::Hidden, type.getDimSize(2));
+}
+
 /// A model config holding only the activation sizes of `type` (b, s, h) and
 /// the parallel degrees at `op`, with `sizes` set through the parameter
 /// table; other sizes are 1.
@@ -69,9 +77,7 @@ baseConfig(Operation *op, RankedTensorType type,
            std::initializer_list<std::pair<model::Param, int64_t>> sizes) {
   model::ModelConfig c;
   using model::Param;
-  model::setParam(c, Param::Microbatch, type.getDimSize(0));
-  model::setParam(c, Param::Seq, type.getDimSize(1));
-  model::setParam(c, Param::Hidden, type.getDimSize(2));
+  setActivationSizes(c, type);
   for (Param p : {Param::Vocab, Param::Heads, Param::KvHeads, Param::HeadDim,
                   Param::Ffn})
     model::setParam(c, p, 1);
@@ -92,6 +98,41 @@ opBindings(Operation *op, RankedTensorType type,
     env.set(p, v);
   model::bindDegrees(getParallelism(op), env);
   return env;
+}
+
+/// Sets the last dimension of `v`'s b x s x n tensor type to `n`: how a
+/// block op's result follows a new hidden (or vocab) size.
+void setLastDim(Value v, int64_t n) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getDimSize(t.getRank() - 1) == n)
+    return;
+  SmallVector<int64_t> shape(t.getShape());
+  shape.back() = n;
+  v.setType(RankedTensorType::get(shape, t.getElementType()));
+}
+
+model::Activation fromIR(Activation a) {
+  switch (a) {
+  case Activation::gelu:
+    return model::Activation::GELU;
+  case Activation::relu:
+    return model::Activation::ReLU;
+  case Activation::silu:
+    return model::Activation::SiLU;
+  }
+  return model::Activation::GELU;
+}
+
+Activation toIR(model::Activation a) {
+  switch (a) {
+  case model::Activation::GELU:
+    return Activation::gelu;
+  case model::Activation::ReLU:
+    return Activation::relu;
+  case model::Activation::SiLU:
+    return Activation::silu;
+  }
+  return Activation::gelu;
 }
 } // namespace
 
@@ -114,6 +155,16 @@ LogicalResult EmbeddingOp::verify() {
     return failure();
   return verifyNoOverflow(
       *this, baseConfig(*this, result, {{model::Param::Vocab, getVocab()}}));
+}
+
+void EmbeddingOp::readConfig(model::ModelConfig &config) {
+  setActivationSizes(config, getResult().getType());
+  model::setParam(config, model::Param::Vocab, getVocab());
+}
+
+void EmbeddingOp::writeConfig(const model::ModelConfig &config) {
+  setVocab(model::getParam(config, model::Param::Vocab));
+  setLastDim(getResult(), model::getParam(config, model::Param::Hidden));
 }
 
 //===----------------------------------------------------------------------===//
@@ -161,6 +212,19 @@ LogicalResult LMHeadOp::verify() {
       *this, baseConfig(*this, input, {{model::Param::Vocab, getVocab()}}));
 }
 
+void LMHeadOp::readConfig(model::ModelConfig &config) {
+  setActivationSizes(config, getInput().getType());
+  model::setParam(config, model::Param::Vocab, getVocab());
+  config.tiedEmbeddings = getTied();
+}
+
+void LMHeadOp::writeConfig(const model::ModelConfig &config) {
+  const int64_t vocab = model::getParam(config, model::Param::Vocab);
+  setVocab(vocab);
+  setTied(config.tiedEmbeddings);
+  setLastDim(getResult(), vocab);
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -196,6 +260,29 @@ LogicalResult AttentionOp::verify() {
                          {model::Param::HeadDim, getHeadDimOrDefault()}}));
 }
 
+void AttentionOp::readConfig(model::ModelConfig &config) {
+  using model::Param;
+  setActivationSizes(config, getInput().getType());
+  model::setParam(config, Param::Heads, getHeads());
+  model::setParam(config, Param::KvHeads, getKvHeads());
+  model::setParam(config, Param::HeadDim, getHeadDim().value_or(0));
+  config.attention.causal = getCausal();
+  config.attention.fused = getFused();
+}
+
+void AttentionOp::writeConfig(const model::ModelConfig &config) {
+  using model::Param;
+  setHeads(model::getParam(config, Param::Heads));
+  setKvHeads(model::getParam(config, Param::KvHeads));
+  if (int64_t d = model::getParam(config, Param::HeadDim))
+    setHeadDim(d);
+  else
+    removeHeadDimAttr();
+  setCausal(config.attention.causal);
+  setFused(config.attention.fused);
+  setLastDim(getResult(), model::getParam(config, Param::Hidden));
+}
+
 //===----------------------------------------------------------------------===//
 // MLPOp
 //===----------------------------------------------------------------------===//
@@ -215,6 +302,20 @@ LogicalResult MLPOp::verify() {
   return verifyNoOverflow(*this, c);
 }
 
+void MLPOp::readConfig(model::ModelConfig &config) {
+  setActivationSizes(config, getInput().getType());
+  model::setParam(config, model::Param::Ffn, getInner());
+  config.mlp.gated = getGated();
+  config.mlp.activation = fromIR(getActivation());
+}
+
+void MLPOp::writeConfig(const model::ModelConfig &config) {
+  setInner(model::getParam(config, model::Param::Ffn));
+  setGated(config.mlp.gated);
+  setActivation(toIR(config.mlp.activation));
+  setLastDim(getResult(), model::getParam(config, model::Param::Hidden));
+}
+
 //===----------------------------------------------------------------------===//
 // BlockOp
 //===----------------------------------------------------------------------===//
@@ -229,56 +330,121 @@ void BlockOp::build(OpBuilder &builder, OperationState &state, Value input,
   body->emplaceBlock().addArgument(input.getType(), state.location);
 }
 
-AttentionOp BlockOp::getAttention() {
-  return *getBody().front().getOps<AttentionOp>().begin();
+namespace {
+/// `op` as a residual sub-layer, or null when it is none.
+BlockOpInterface asSubLayer(Operation &op) {
+  auto sub = dyn_cast<BlockOpInterface>(op);
+  return sub && sub.isResidualSubLayer() ? sub : BlockOpInterface();
 }
-MLPOp BlockOp::getMLP() { return *getBody().front().getOps<MLPOp>().begin(); }
+
+/// "`n` <noun>s", or "1 <noun>".
+std::string count(size_t n, StringRef noun) {
+  return std::to_string(n) + " " + noun.str() + (n == 1 ? "" : "s");
+}
+
+/// How a message names sub-layer `i` (0-based) of `subs`.
+std::string describeSubLayer(ArrayRef<BlockOpInterface> subs, size_t i) {
+  return "sub-layer " + std::to_string(i + 1) + " ('" +
+         subs[i]->getName().getStringRef().str() + "')";
+}
+} // namespace
+
+SmallVector<BlockOpInterface> BlockOp::getSubLayers() {
+  SmallVector<BlockOpInterface> subs;
+  for (Operation &op : getBody().front())
+    if (BlockOpInterface sub = asSubLayer(op))
+      subs.push_back(sub);
+  return subs;
+}
+
+AttentionOp BlockOp::getAttention() {
+  auto ops = getBody().front().getOps<AttentionOp>();
+  return ops.empty() ? AttentionOp() : *ops.begin();
+}
+
+MLPOp BlockOp::getMLP() {
+  auto ops = getBody().front().getOps<MLPOp>();
+  return ops.empty() ? MLPOp() : *ops.begin();
+}
 
 LogicalResult BlockOp::verify() {
   if (failed(verifyActivations(*this, getInput().getType(), "input")))
     return failure();
   Block &body = getBody().front();
-  // Rule B1: one argument of the input type; exactly one attention and one
-  // MLP, then the yield.
+  // Rule B1: one argument of the input type; one or more residual
+  // sub-layers (ops of the block op interface), then the yield.
   if (body.getNumArguments() != 1 ||
       body.getArgument(0).getType() != getInput().getType())
     return emitOpError() << "rule B1: the body must take one argument of the "
                             "input type "
                          << getInput().getType();
-  auto attns = llvm::to_vector(body.getOps<AttentionOp>());
-  auto mlps = llvm::to_vector(body.getOps<MLPOp>());
-  if (attns.size() != 1 || mlps.size() != 1 ||
-      body.getOperations().size() != 3)
-    return emitOpError()
-           << "rule B1: the body must hold exactly one tshape.attention and "
-              "one tshape.mlp, then tshape.yield; found "
-           << attns.size() << " attention, " << mlps.size() << " mlp and "
-           << body.getOperations().size() << " ops in all";
-  AttentionOp attn = attns.front();
-  MLPOp mlp = mlps.front();
-  Value arg = body.getArgument(0);
-  auto yield = cast<YieldOp>(body.getTerminator());
-  // Rule B2: the attention reads the block input.
-  if (attn.getInput() != arg)
-    return emitOpError() << "rule B2: the attention must read the block input";
-  // Rule B3: the residual mode decides what the MLP reads and what is
-  // yielded.
-  if (getMode() == ResidualMode::sequential) {
-    if (mlp.getInput() != attn.getResult() || yield.getValues().size() != 1 ||
-        yield.getValues()[0] != mlp.getResult())
-      return emitOpError()
-             << "rule B3: a sequential block's MLP must read the attention's "
-                "result and the body must yield the MLP's result";
-  } else {
-    if (mlp.getInput() != arg || yield.getValues().size() != 2 ||
-        yield.getValues()[0] != attn.getResult() ||
-        yield.getValues()[1] != mlp.getResult())
-      return emitOpError()
-             << "rule B3: a parallel block's MLP must read the block input "
-                "and the body must yield the attention's and the MLP's "
-                "results, in that order";
+  SmallVector<BlockOpInterface> subs = getSubLayers();
+  const size_t numOps = body.getOperations().size();
+  // The first op out of place: not a sub-layer before the last op, or a
+  // last op that is not a yield.
+  auto misplaced = llvm::find_if(body, [&](Operation &op) {
+    return &op == &body.back() ? !isa<YieldOp>(op) : !asSubLayer(op);
+  });
+  if (subs.empty() || misplaced != body.end()) {
+    InFlightDiagnostic diag =
+        emitOpError()
+        << "rule B1: the body must hold one or more residual sub-layers "
+           "(such as tshape.attention and tshape.mlp), then tshape.yield; "
+           "found "
+        << count(numOps, "op") << ", " << subs.size()
+        << " of them residual sub-layers";
+    if (misplaced != body.end())
+      diag << "; op " << std::distance(body.begin(), misplaced) + 1 << " is '"
+           << misplaced->getName() << "'";
+    return diag;
   }
-  return success();
+  Value arg = body.getArgument(0);
+  auto yielded = cast<YieldOp>(body.getTerminator()).getValues();
+  // Rule B2: the first sub-layer reads the block input.
+  if (subs.front().getActivations() != arg)
+    return emitOpError() << "rule B2: the first sub-layer ('"
+                         << subs.front()->getName()
+                         << "') must read the block input";
+  // Rule B3: the residual mode decides what the other sub-layers read and
+  // what is yielded.
+  const bool sequential = getMode() == ResidualMode::sequential;
+  for (size_t i = 1; i < subs.size(); ++i) {
+    Value input = sequential ? subs[i - 1]->getResult(0) : arg;
+    if (subs[i].getActivations() == input)
+      continue;
+    return emitOpError() << "rule B3: a " << stringifyResidualMode(getMode())
+                         << " block's " << describeSubLayer(subs, i)
+                         << " must read "
+                         << (sequential
+                                 ? "the result of " +
+                                       describeSubLayer(subs, i - 1)
+                                 : std::string("the block input"));
+  }
+  SmallVector<Value> expected;
+  if (sequential)
+    expected.push_back(subs.back()->getResult(0));
+  else
+    for (BlockOpInterface sub : subs)
+      expected.push_back(sub->getResult(0));
+  if (llvm::equal(yielded, expected))
+    return success();
+  InFlightDiagnostic diag = emitOpError() << "rule B3: a ";
+  if (sequential)
+    diag << "sequential block's body must yield the result of its last "
+            "sub-layer ("
+         << subs.size() << ") and nothing else";
+  else
+    diag << "parallel block's body must yield the results of its "
+         << subs.size() << " sub-layers, in order";
+  diag << "; it yields " << count(yielded.size(), "value");
+  if (yielded.size() == expected.size())
+    for (size_t i = 0; i < yielded.size(); ++i)
+      if (yielded[i] != expected[i]) {
+        diag << ", and value " << i + 1 << " is not the result of sub-layer "
+             << (sequential ? subs.size() : i + 1);
+        break;
+      }
+  return diag;
 }
 
 //===----------------------------------------------------------------------===//

@@ -27,17 +27,23 @@ mlir::OwningOpRef<mlir::ModuleOp> buildModelModule(mlir::MLIRContext *ctx,
                                                    const model::ModelConfig &config,
                                                    mlir::Location loc);
 
-/// Reads the model of a tshape function back into a ModelConfig: every
-/// attention op must share one configuration, and so must every MLP; the
-/// layer count is the number of attention (else MLP) ops, each multiplied by
+/// Whether `fn` holds a tshape model: a residual sub-layer (an op of the
+/// block op interface, such as tshape.attention).
+bool holdsModel(mlir::func::FuncOp fn);
+
+/// Reads the model of a tshape function back into a ModelConfig through the
+/// block op interface (readConfig): every attention op must share one
+/// configuration, and so must every MLP, and the embedding and LM head one
+/// vocabulary (BlockOpInterface::getConfigGroup); the layer count is the
+/// largest number of ops of one residual sub-layer kind, each multiplied by
 /// its enclosing repeats. `hasVocab` says whether an embedding or LM head
 /// gave the vocabulary. On failure returns nullopt with `error` set.
 std::optional<model::ModelConfig>
 extractModelConfig(mlir::func::FuncOp fn, bool &hasVocab, std::string &error);
 
-/// Rewrites the tshape ops of `fn` in place to `to` (from `from`): head
-/// counts, MLP inner size, vocabulary, and the tensor types when hidden or
-/// vocab change.
+/// Rewrites the tshape ops of `fn` in place to `to` (from `from`) through the
+/// block op interface (writeConfig): head counts, head dim, MLP inner size,
+/// vocabulary, and the tensor types when hidden or vocab change.
 void applyModelConfig(mlir::func::FuncOp fn, const model::ModelConfig &from,
                       const model::ModelConfig &to);
 

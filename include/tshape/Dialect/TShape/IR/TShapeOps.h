@@ -16,6 +16,7 @@
 
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
+#include "tshape/Dialect/TShape/IR/TShapeInterfaces.h"
 
 #define GET_OP_CLASSES
 #include "tshape/Dialect/TShape/IR/TShapeOps.h.inc"

@@ -9,6 +9,7 @@
 
 include "tshape/Dialect/TShape/IR/TShapeBase.td"
 include "tshape/Dialect/TShape/IR/TShapeAttrs.td"
+include "tshape/Dialect/TShape/IR/TShapeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
@@ -19,10 +20,41 @@ def TShape_Activations : RankedTensorOf<[AnyFloat]>;
 def TShape_Tokens : RankedTensorOf<[AnySignlessInteger]>;
 
 //===----------------------------------------------------------------------===//
+// Block ops
+//===----------------------------------------------------------------------===//
+
+/// An op of the block op interface (TShapeInterfaces.td), with the
+/// interface's constant answers as arguments: whether it is a residual
+/// sub-layer, its config group, the accessor of its b x s x h activations
+/// (`Input` or `Result`) and the model::Param enumerators its attributes
+/// state. readConfig and writeConfig are written per op (TShapeOps.cpp).
+class TShape_BlockOp<string mnemonic, bit residualSubLayer, string configGroup,
+                     string activations, list<string> statedParams>
+    : TShape_Op<mnemonic, [Pure, TShape_BlockOpInterface]> {
+  code blockOpDeclarations = [{
+    bool isResidualSubLayer() { return }] #
+      !if(residualSubLayer, "true", "false") # [{; }
+    ::llvm::StringRef getConfigGroup() { return "}] # configGroup # [{"; }
+    ::mlir::TypedValue<::mlir::RankedTensorType> getActivations() {
+      return get}] # activations # [{();
+    }
+    ::llvm::SmallVector<::tshape::model::Param> getStatedParams() {
+      return {}] # !interleave(!foreach(p, statedParams,
+                                        "::tshape::model::Param::" # p),
+                               ", ") # [{};
+    }
+    void readConfig(::tshape::model::ModelConfig &config);
+    void writeConfig(const ::tshape::model::ModelConfig &config);
+  }];
+  let extraClassDeclaration = blockOpDeclarations;
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding and LM head
 //===----------------------------------------------------------------------===//
 
-def TShape_EmbeddingOp : TShape_Op<"embedding", [Pure]> {
+def TShape_EmbeddingOp : TShape_BlockOp<"embedding", /*residualSubLayer=*/0,
+    "vocabularies", "Result", ["Vocab"]> {
   let summary = "token embedding lookup";
   let description = [{
     Looks up `tokens` (`batch x seq` integers) in a `vocab x hidden` table.
@@ -43,7 +75,8 @@ def TShape_EmbeddingOp : TShape_Op<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TShape_LMHeadOp : TShape_Op<"lm_head", [Pure]> {
+def TShape_LMHeadOp : TShape_BlockOp<"lm_head", /*residualSubLayer=*/0,
+    "vocabularies", "Input", ["Vocab"]> {
   let summary = "final projection from hidden states to vocabulary logits";
   let description = [{
     Projects `batch x seq x hidden` activations to `batch x seq x vocab`
@@ -70,7 +103,8 @@ def TShape_LMHeadOp : TShape_Op<"lm_head", [Pure]> {
 // Attention and MLP sub-layers
 //===----------------------------------------------------------------------===//
 
-def TShape_AttentionOp : TShape_Op<"attention", [Pure]> {
+def TShape_AttentionOp : TShape_BlockOp<"attention", /*residualSubLayer=*/1,
+    "attention ops", "Input", ["Heads", "KvHeads", "HeadDim"]> {
   let summary = "self-attention sub-layer with MHA, GQA or MQA heads";
   let description = [{
     A pre-norm self-attention sub-layer `y = x + Attn(norm(x))` over
@@ -101,13 +135,14 @@ def TShape_AttentionOp : TShape_Op<"attention", [Pure]> {
     attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = blockOpDeclarations # [{
     /// The head dimension d: head_dim if given, else hidden / heads.
     int64_t getHeadDimOrDefault();
   }];
 }
 
-def TShape_MLPOp : TShape_Op<"mlp", [Pure]> {
+def TShape_MLPOp : TShape_BlockOp<"mlp", /*residualSubLayer=*/1,
+    "MLP ops", "Input", ["Ffn"]> {
   let summary = "feed-forward sub-layer, plain or gated";
   let description = [{
     A pre-norm MLP sub-layer `y = x + W_down(act(W_up(norm(x))))`, or with
@@ -139,17 +174,24 @@ def TShape_MLPOp : TShape_Op<"mlp", [Pure]> {
 
 def TShape_BlockOp : TShape_Op<"block", [
     SingleBlock, RecursiveMemoryEffects, AllTypesMatch<["input", "result"]>]> {
-  let summary = "decoder (or encoder) block: attention then MLP";
+  let summary = "decoder (or encoder) block: residual sub-layers in sequence or in parallel";
   let description = [{
-    Groups one `tshape.attention` and one `tshape.mlp` into a block. The body
-    has one argument, the block input.
+    Groups the residual sub-layers of one layer (ops of the block op
+    interface that are residual sub-layers: `tshape.attention`,
+    `tshape.mlp`) into a block. The body has one argument, the block input,
+    then one or more sub-layers, then `tshape.yield`.
 
-    - `sequential` (GPT-2, Llama): the attention reads the block input, the
-      MLP reads the attention's result, and the body yields the MLP's
-      result: `y = h + MLP(h)`, `h = x + Attn(x)`.
-    - `parallel` (GPT-J, GPT-NeoX, Falcon): both read the block input and
-      the body yields both results `%a, %m`; the block computes
-      `y = x + Attn(x) + MLP(x)`, that is `a + m - x`.
+    - `sequential` (GPT-2, Llama): the first sub-layer reads the block
+      input, each next one reads the previous one's result, and the body
+      yields the last result. Attention then MLP:
+      `y = h + MLP(h)`, `h = x + Attn(x)`.
+    - `parallel` (GPT-J, GPT-NeoX, Falcon): every sub-layer reads the block
+      input and the body yields each result, in order; the block computes
+      `y = x + f1(x) + ... + fn(x)`, the sum of the yielded values less
+      `(n - 1) x`. Attention and MLP: `y = x + Attn(x) + MLP(x)`.
+
+    The usual block is one attention then one MLP; the lowering handles
+    that one.
 
     ```mlir
     %y = tshape.block sequential %x : tensor<4x2048x2560xbf16> {
@@ -174,7 +216,11 @@ def TShape_BlockOp : TShape_Op<"block", [
     OpBuilder<(ins "::mlir::Value":$input, "ResidualMode":$mode)>
   ];
   let extraClassDeclaration = [{
+    /// The residual sub-layers of the body, in order.
+    ::llvm::SmallVector<BlockOpInterface> getSubLayers();
+    /// The first attention of the body, or null when it has none.
     AttentionOp getAttention();
+    /// The first MLP of the body, or null when it has none.
     MLPOp getMLP();
   }];
 }
