@@ -20,13 +20,7 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
                                        Lowerer::Backward &branchBackward) {
   auto op = cast<AttentionOp>(opaque);
   ImplicitLocOpBuilder &b = l.builder();
-  model::ModelConfig c = l.config(l.dim(x2, 1));
-  using model::Param;
-  model::setParam(c, Param::Heads, op.getHeads());
-  model::setParam(c, Param::KvHeads, op.getKvHeads());
-  model::setParam(c, Param::HeadDim, op.getHeadDim().value_or(0));
-  c.attention.causal = op.getCausal();
-  c.attention.fused = op.getFused();
+  model::ModelConfig c = l.config(op);
   std::vector<model::Kernel> ks = l.kernels(model::BlockKind::Attention, c, layer);
   // The attention kernel: one kernel of `ks` when fused, else its two GEMMs
   // are.

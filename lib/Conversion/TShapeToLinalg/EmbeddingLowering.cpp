@@ -21,8 +21,7 @@ Value tshape::lowering::lowerEmbedding(Lowerer &l, Operation *opaque,
   // vocab-parallel lookup and its all-reduce are not GEMMs).
   int64_t h = op.getResult().getType().getDimSize(2);
   // The rank's share of the vocabulary, as the LM head's GEMM has it.
-  model::ModelConfig c = l.config(h);
-  model::setParam(c, model::Param::Vocab, op.getVocab());
+  model::ModelConfig c = l.config(op);
   int64_t vRank =
       Lowerer::find(l.kernels(model::BlockKind::LMHead, c, -1),
                     model::Role::Logits)
@@ -54,8 +53,7 @@ Value tshape::lowering::lowerEmbedding(Lowerer &l, Operation *opaque,
 
 Value tshape::lowering::lowerLMHead(Lowerer &l, Operation *opaque, Value x) {
   auto op = cast<LMHeadOp>(opaque);
-  model::ModelConfig c = l.config(l.dim(x, 2));
-  model::setParam(c, model::Param::Vocab, op.getVocab());
+  model::ModelConfig c = l.config(op);
   Value x2 = l.to2D(x);
   // A tied head reads the embedding table as its [v/t, h] weight.
   Value tied = op.getTied() ? l.embeddingTable : Value();

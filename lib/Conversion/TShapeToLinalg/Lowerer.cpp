@@ -111,13 +111,10 @@ Value Lowerer::weight(ArrayRef<int64_t> shape) {
       .getResult(0);
 }
 
-model::ModelConfig Lowerer::config(int64_t hidden) const {
-  using model::Param;
+model::ModelConfig Lowerer::config(tshape::BlockOpInterface op) const {
   model::ModelConfig c;
-  model::setParam(c, Param::Microbatch, batch);
-  model::setParam(c, Param::Seq, seq);
-  model::setParam(c, Param::Hidden, hidden);
-  model::setParam(c, Param::Layers, 1);
+  op.readConfig(c);
+  model::setParam(c, model::Param::Layers, 1);
   c.parallel = parallel;
   return c;
 }
@@ -402,54 +399,70 @@ LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
 }
 
 namespace {
-/// The block model of a tshape op: its mnemonic names the block
-/// (model::parseBlock); nullopt for an op that is no block.
+/// The block model of an op of the block op interface (its getBlockName,
+/// model::parseBlock); nullopt for any other op.
 std::optional<model::BlockKind> blockKindOf(Operation *op) {
-  if (!isa_and_nonnull<TShapeDialect>(op->getDialect()))
-    return std::nullopt;
-  return model::parseBlock(op->getName().stripDialect());
+  if (auto block = dyn_cast<tshape::BlockOpInterface>(op))
+    return model::parseBlock(block.getBlockName());
+  return std::nullopt;
 }
 } // namespace
 
 FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
   b.setLoc(op->getLoc());
-  if (std::optional<model::BlockKind> kind = blockKindOf(op)) {
-    const BlockLowering *lowering = blockLowering(*kind);
-    if (!lowering)
-      return op->emitOpError()
-             << "block '" << model::blockInfo(*kind).name
-             << "' has no lowering to linalg";
-    const BlockLowering &lower = *lowering;
+  // The lowering of `sub`'s block, with the part (branch or whole) its
+  // place needs; an error at the op when there is none.
+  auto loweringOf = [&](Operation *sub, bool branch) -> const BlockLowering * {
+    std::optional<model::BlockKind> kind = blockKindOf(sub);
+    const BlockLowering *l = kind ? blockLowering(*kind) : nullptr;
+    if (l && (branch ? l->branch != nullptr : l->whole != nullptr))
+      return l;
+    sub->emitOpError() << "block '"
+                       << (kind ? model::blockInfo(*kind).name : "?")
+                       << "' has no lowering to linalg";
+    return nullptr;
+  };
+  if (auto sub = dyn_cast<tshape::BlockOpInterface>(op)) {
+    const bool residual = sub.isResidualSubLayer();
+    const BlockLowering *lower = loweringOf(op, residual);
+    if (!lower)
+      return failure();
     Value in = map.lookupOrDefault(op->getOperand(0));
-    if (lower.whole)
-      return lower.whole(*this, op, in);
+    if (!residual)
+      return lower->whole(*this, op, in);
     // A standalone sub-layer is a layer of its own: y = x + f(x).
     int64_t layer = nextLayer++;
     ++layerCount;
     Value x2 = to2D(in);
     Backward bwd;
-    Value y = add(x2, lower.branch(*this, op, x2, layer, bwd));
+    Value y = add(x2, lower->branch(*this, op, x2, layer, bwd));
     tape.push_back([this, bwd](Value g) { return add(g, bwd(g)); });
     return to3D(y);
   }
   if (auto block = dyn_cast<tshape::BlockOp>(op)) {
     // Its residual sub-layers, in order (rule B1), at one layer index.
+    SmallVector<tshape::BlockOpInterface> subs = block.getSubLayers();
+    SmallVector<const BlockLowering *> lowerings;
+    for (tshape::BlockOpInterface sub : subs) {
+      lowerings.push_back(loweringOf(sub, /*branch=*/true));
+      if (!lowerings.back())
+        return failure();
+    }
     int64_t layer = nextLayer++;
     ++layerCount;
     Value x2 = to2D(map.lookupOrDefault(block.getInput()));
     SmallVector<Backward> bwds;
-    auto branch = [&](Operation &sub, Value in) {
+    auto branch = [&](size_t i, Value in) {
       Backward bwd;
-      Value f = blockLowering(*blockKindOf(&sub))
-                    ->branch(*this, &sub, in, layer, bwd);
+      Value f = lowerings[i]->branch(*this, subs[i], in, layer, bwd);
       bwds.push_back(bwd);
       return f;
     };
     Value y = x2;
     if (block.getMode() == tshape::ResidualMode::sequential) {
       // h_i = h_{i-1} + f_i(h_{i-1}); backward through the chain reversed.
-      for (Operation &sub : block.getBody().front().without_terminator())
-        y = add(y, branch(sub, y));
+      for (size_t i = 0; i < subs.size(); ++i)
+        y = add(y, branch(i, y));
       tape.push_back([this, bwds](Value g) {
         for (const Backward &bwd : llvm::reverse(bwds))
           g = add(g, bwd(g));
@@ -458,8 +471,8 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     } else {
       // y = x + sum_i f_i(x); the gradient reaches x through each branch.
       SmallVector<Value> fs;
-      for (Operation &sub : block.getBody().front().without_terminator())
-        fs.push_back(branch(sub, x2));
+      for (size_t i = 0; i < subs.size(); ++i)
+        fs.push_back(branch(i, x2));
       for (Value f : fs)
         y = add(y, f);
       tape.push_back([this, bwds](Value g) {

@@ -16,9 +16,7 @@ Value tshape::lowering::lowerMlp(Lowerer &l, Operation *opaque, Value x2,
                                  int64_t layer,
                                  Lowerer::Backward &branchBackward) {
   auto op = cast<MLPOp>(opaque);
-  model::ModelConfig c = l.config(l.dim(x2, 1));
-  model::setParam(c, model::Param::Ffn, op.getInner());
-  c.mlp.gated = op.getGated();
+  model::ModelConfig c = l.config(op);
   c.mlp.fusedGateUp = l.fuseGatedMlp();
   std::vector<model::Kernel> ks = l.kernels(model::BlockKind::Mlp, c, layer);
   const model::GemmSpec *gateUp = Lowerer::find(ks, model::Role::MlpGateUp),

@@ -60,3 +60,28 @@ func.func @fused(%t: tensor<1x64xi32>) -> tensor<1x64x512xbf16> attributes {tsha
   %z = tshape.lm_head %y vocab = 512 : tensor<1x64x256xbf16> -> tensor<1x64x512xbf16>
   return %z : tensor<1x64x512xbf16>
 }
+
+// -----
+
+// A block of three sub-layers (rule B1 allows any number): attention, then
+// two MLPs, each reading the previous result. Per layer 4 + 2 + 2 = 8
+// forward GEMMs (x 3 in training), 2 layers + logits: 17 forward, 51 in
+// training; the model's layer is the block's sub-layers in order.
+// FWD: remark: tshape-test-gemm-consistency: 17 kernels, 17 contractions match the model
+// TRAIN: remark: tshape-test-gemm-consistency: 51 kernels, 51 contractions match the model
+func.func @three_sub_layers(%t: tensor<1x32xi32>) -> tensor<1x32x512xbf16> {
+  %x = tshape.embedding %t vocab = 512 : tensor<1x32xi32> -> tensor<1x32x256xbf16>
+  %y = tshape.repeat %x layers = 2 : tensor<1x32x256xbf16> {
+  ^bb0(%a: tensor<1x32x256xbf16>):
+    %b = tshape.block sequential %a : tensor<1x32x256xbf16> {
+    ^bb0(%c: tensor<1x32x256xbf16>):
+      %d = tshape.attention %c heads = 4 kv_heads = 4 causal : tensor<1x32x256xbf16> -> tensor<1x32x256xbf16>
+      %e = tshape.mlp %d inner = 1024 activation = gelu : tensor<1x32x256xbf16> -> tensor<1x32x256xbf16>
+      %f = tshape.mlp %e inner = 1024 activation = gelu : tensor<1x32x256xbf16> -> tensor<1x32x256xbf16>
+      tshape.yield %f : tensor<1x32x256xbf16>
+    }
+    tshape.yield %b : tensor<1x32x256xbf16>
+  }
+  %z = tshape.lm_head %y vocab = 512 : tensor<1x32x256xbf16> -> tensor<1x32x512xbf16>
+  return %z : tensor<1x32x512xbf16>
+}

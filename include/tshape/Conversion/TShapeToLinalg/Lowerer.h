@@ -15,6 +15,7 @@
 #define TSHAPE_CONVERSION_TSHAPETOLINALG_LOWERER_H
 
 #include "tshape/Conversion/Passes.h"
+#include "tshape/Dialect/TShape/IR/TShapeInterfaces.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
@@ -51,10 +52,10 @@ public:
   // For the block lowerings
   //===--------------------------------------------------------------------===//
 
-  /// The model config of one op of the function: the run shape's sizes
-  /// (microbatch, seq), hidden size `hidden`, one layer, the parallel
-  /// degrees; the block lowering adds the op's own hyperparameters.
-  model::ModelConfig config(int64_t hidden) const;
+  /// The model config of one block op: what it states (readConfig of the
+  /// block op interface: its activation sizes and hyperparameters), one
+  /// layer, and the parallel degrees in force.
+  model::ModelConfig config(tshape::BlockOpInterface op) const;
   /// The forward kernels of block `k` of config `c` at `layer`.
   std::vector<model::Kernel> kernels(model::BlockKind k,
                                      const model::ModelConfig &c,

@@ -187,11 +187,25 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   BlockOpInterface firstSubLayer;
   bool conflict = false;
   std::string why;
+  // The residual blocks: their sub-layers' blocks (the same in each) and
+  // how many layers they stand for.
+  std::optional<std::vector<model::BlockKind>> blockLayout;
+  int64_t blockLayers = 0;
   fn.walk([&](Operation *op) {
     if (auto b = dyn_cast<BlockOp>(op)) {
       c.residual = b.getMode() == ResidualMode::parallel
                        ? model::ResidualMode::Parallel
                        : model::ResidualMode::Sequential;
+      std::vector<model::BlockKind> kinds;
+      for (BlockOpInterface sub : b.getSubLayers())
+        if (auto k = model::parseBlock(sub.getBlockName()))
+          kinds.push_back(*k);
+      if (blockLayout && *blockLayout != kinds) {
+        conflict = true;
+        why = "blocks hold different sub-layers";
+      }
+      blockLayout = kinds;
+      blockLayers += repeatMultiplicity(op);
       return;
     }
     auto blk = dyn_cast<BlockOpInterface>(op);
@@ -235,9 +249,15 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     return std::nullopt;
   }
   c.dtype = *dtype;
+  // With residual blocks, each is a layer of their sub-layers; standalone
+  // sub-layers (no block) count as the most numerous kind's layers.
   int64_t numLayers = 0;
   for (const auto &entry : layers)
     numLayers = std::max(numLayers, entry.getValue());
+  if (blockLayout) {
+    c.layerBlocks = *blockLayout;
+    numLayers = blockLayers;
+  }
   model::setParam(c, Param::Layers, numLayers);
   hasVocab = stated.contains(Param::Vocab);
   // Without an embedding or head, the smallest vocabulary the rules accept

@@ -357,16 +357,6 @@ SmallVector<BlockOpInterface> BlockOp::getSubLayers() {
   return subs;
 }
 
-AttentionOp BlockOp::getAttention() {
-  auto ops = getBody().front().getOps<AttentionOp>();
-  return ops.empty() ? AttentionOp() : *ops.begin();
-}
-
-MLPOp BlockOp::getMLP() {
-  auto ops = getBody().front().getOps<MLPOp>();
-  return ops.empty() ? MLPOp() : *ops.begin();
-}
-
 LogicalResult BlockOp::verify() {
   if (failed(verifyActivations(*this, getInput().getType(), "input")))
     return failure();

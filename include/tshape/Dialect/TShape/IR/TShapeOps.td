@@ -218,10 +218,6 @@ def TShape_BlockOp : TShape_Op<"block", [
   let extraClassDeclaration = [{
     /// The residual sub-layers of the body, in order.
     ::llvm::SmallVector<BlockOpInterface> getSubLayers();
-    /// The first attention of the body, or null when it has none.
-    AttentionOp getAttention();
-    /// The first MLP of the body, or null when it has none.
-    MLPOp getMLP();
   }];
 }
 
