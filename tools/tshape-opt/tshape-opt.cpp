@@ -12,6 +12,7 @@
 namespace tshape::test {
 void registerTestGemmConsistencyPass();
 void registerTestKernelTablePass();
+void registerTestBlock(mlir::DialectRegistry &registry);
 } // namespace tshape::test
 
 int main(int argc, char **argv) {
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   tshape::registerAllPasses();
   tshape::test::registerTestGemmConsistencyPass();
   tshape::test::registerTestKernelTablePass();
+  tshape::test::registerTestBlock(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tshape optimizer: transformer shapes to efficient GEMMs\n",
       registry));

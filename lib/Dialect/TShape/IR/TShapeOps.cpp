@@ -61,14 +61,6 @@ LogicalResult verifyNoOverflow(Operation *op, model::ModelConfig config) {
             "parameter count of this op exceeds 2^63-1";
 }
 
-/// Sets the activation sizes of `type` (b x s x h) in `c`.
-void setActivationSizes(model::ModelConfig &c, RankedTensorType type) {
-  using model::Param;
-  model::setParam(c, Param::Microbatch, type.getDimSize(0));
-  model::setParam(c, Param::Seq, type.getDimSize(1));
-  model::setParam(c, Param::Hidden, type.getDimSize(2));
-}
-
 /// A model config holding only the activation sizes of `type` (b, s, h) and
 /// the parallel degrees at `op`, with `sizes` set through the parameter
 /// table; other sizes are 1.
@@ -77,7 +69,7 @@ baseConfig(Operation *op, RankedTensorType type,
            std::initializer_list<std::pair<model::Param, int64_t>> sizes) {
   model::ModelConfig c;
   using model::Param;
-  setActivationSizes(c, type);
+  readActivationSizes(c, type);
   for (Param p : {Param::Vocab, Param::Heads, Param::KvHeads, Param::HeadDim,
                   Param::Ffn})
     model::setParam(c, p, 1);
@@ -98,17 +90,6 @@ opBindings(Operation *op, RankedTensorType type,
     env.set(p, v);
   model::bindDegrees(getParallelism(op), env);
   return env;
-}
-
-/// Sets the last dimension of `v`'s b x s x n tensor type to `n`: how a
-/// block op's result follows a new hidden (or vocab) size.
-void setLastDim(Value v, int64_t n) {
-  auto t = cast<RankedTensorType>(v.getType());
-  if (t.getDimSize(t.getRank() - 1) == n)
-    return;
-  SmallVector<int64_t> shape(t.getShape());
-  shape.back() = n;
-  v.setType(RankedTensorType::get(shape, t.getElementType()));
 }
 
 model::Activation fromIR(Activation a) {
@@ -158,7 +139,7 @@ LogicalResult EmbeddingOp::verify() {
 }
 
 void EmbeddingOp::readConfig(model::ModelConfig &config) {
-  setActivationSizes(config, getResult().getType());
+  readActivationSizes(config, getResult().getType());
   model::setParam(config, model::Param::Vocab, getVocab());
 }
 
@@ -213,7 +194,7 @@ LogicalResult LMHeadOp::verify() {
 }
 
 void LMHeadOp::readConfig(model::ModelConfig &config) {
-  setActivationSizes(config, getInput().getType());
+  readActivationSizes(config, getInput().getType());
   model::setParam(config, model::Param::Vocab, getVocab());
   config.tiedEmbeddings = getTied();
 }
@@ -262,7 +243,7 @@ LogicalResult AttentionOp::verify() {
 
 void AttentionOp::readConfig(model::ModelConfig &config) {
   using model::Param;
-  setActivationSizes(config, getInput().getType());
+  readActivationSizes(config, getInput().getType());
   model::setParam(config, Param::Heads, getHeads());
   model::setParam(config, Param::KvHeads, getKvHeads());
   model::setParam(config, Param::HeadDim, getHeadDim().value_or(0));
@@ -303,7 +284,7 @@ LogicalResult MLPOp::verify() {
 }
 
 void MLPOp::readConfig(model::ModelConfig &config) {
-  setActivationSizes(config, getInput().getType());
+  readActivationSizes(config, getInput().getType());
   model::setParam(config, model::Param::Ffn, getInner());
   config.mlp.gated = getGated();
   config.mlp.activation = fromIR(getActivation());

@@ -16,4 +16,14 @@
 
 #include "tshape/Dialect/TShape/IR/TShapeInterfaces.h.inc"
 
+namespace tshape {
+/// For readConfig: sets microbatch, seq and hidden of `config` from the
+/// `batch x seq x hidden` activations `type`.
+void readActivationSizes(model::ModelConfig &config,
+                         mlir::RankedTensorType type);
+/// For writeConfig: retypes `v` with its last dimension `n` (hidden, or
+/// vocab for logits); a no-op when it already is.
+void setLastDim(mlir::Value v, int64_t n);
+} // namespace tshape
+
 #endif // TSHAPE_DIALECT_TSHAPE_IR_TSHAPEINTERFACES_H
