@@ -302,9 +302,10 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
 }
 
 void tshape::report::writeText(llvm::raw_ostream &os,
-                               const CalibrationReport &r) {
+                               const CalibrationReport &r,
+                               llvm::StringRef tool) {
   const CalibrationResult &c = r.result;
-  os << "tshape-calibrate: " << r.measurements << " measurements, " << c.fitRows
+  os << tool << ": " << r.measurements << " measurements, " << c.fitRows
      << " to fit, " << c.heldOutRows
      << " held out (no (n, k) or (heads, kv_heads) shape in both)\n"
      << "  fitted:";
@@ -323,5 +324,5 @@ void tshape::report::writeText(llvm::raw_ostream &os,
     os << "  held-out: none (too few shapes to hold one out; the figures "
           "above are on the fitting rows)\n";
   for (const FitParam &e : c.atEdge)
-    os << "tshape-calibrate: warning: " << edgeWarning(e, r.start.name) << "\n";
+    os << tool << ": warning: " << edgeWarning(e, r.start.name) << "\n";
 }

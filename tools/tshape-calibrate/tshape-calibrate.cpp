@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
   rep.measurements = rows.size();
   if (!calibrate(rows, *base, rep.result, error))
     return fail(error);
-  report::writeText(llvm::errs(), rep);
+  report::writeText(llvm::errs(), rep, kTool);
   std::string baseName = targetFile.empty() ? targetName.getValue()
                                             : base->name;
   std::string json = targetFileJson(rep.result.fitted, baseName);

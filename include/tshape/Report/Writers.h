@@ -39,7 +39,9 @@ void writeMarkdown(llvm::raw_ostream &os, const CalibrationReport &r);
 /// The terminal views: tshape-predict --compare's lines for one file of
 /// `r`, and tshape-calibrate's summary on stderr.
 void writeText(llvm::raw_ostream &os, const AccuracyReport &r, size_t file);
-void writeText(llvm::raw_ostream &os, const CalibrationReport &r);
+/// The calibration summary on stderr, each line led by `tool`.
+void writeText(llvm::raw_ostream &os, const CalibrationReport &r,
+               llvm::StringRef tool);
 
 enum class Format { Json, Markdown };
 
