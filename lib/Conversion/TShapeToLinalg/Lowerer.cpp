@@ -375,6 +375,23 @@ Value Lowerer::slice(Value x2, int64_t offset, int64_t size) {
 // Functions, blocks and repeats
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Whether the lowering owns `op`: a block op (of any dialect) or another
+/// tshape op (block, repeat, yield).
+bool isModelOp(Operation *op) {
+  return isa<tshape::BlockOpInterface>(op) ||
+         isa_and_nonnull<TShapeDialect>(op->getDialect());
+}
+
+/// The block model of an op of the block op interface (its getBlockName,
+/// model::parseBlock); nullopt for any other op.
+std::optional<model::BlockKind> blockKindOf(Operation *op) {
+  if (auto block = dyn_cast<tshape::BlockOpInterface>(op))
+    return model::parseBlock(block.getBlockName());
+  return std::nullopt;
+}
+} // namespace
+
 LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
                                     IRMapping &map,
                                     SmallVectorImpl<Value> &yielded) {
@@ -386,7 +403,7 @@ LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
         yielded.push_back(map.lookupOrDefault(v));
       continue;
     }
-    if (isa_and_nonnull<TShapeDialect>(op.getDialect())) {
+    if (isModelOp(&op)) {
       FailureOr<Value> r = lowerOp(&op, map);
       if (failed(r))
         return failure();
@@ -398,15 +415,6 @@ LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
   return success();
 }
 
-namespace {
-/// The block model of an op of the block op interface (its getBlockName,
-/// model::parseBlock); nullopt for any other op.
-std::optional<model::BlockKind> blockKindOf(Operation *op) {
-  if (auto block = dyn_cast<tshape::BlockOpInterface>(op))
-    return model::parseBlock(block.getBlockName());
-  return std::nullopt;
-}
-} // namespace
 
 FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
   b.setLoc(op->getLoc());
@@ -505,6 +513,15 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
 }
 
 LogicalResult Lowerer::run() {
+  // All block ops of a function share one element type and run shape: the
+  // first one's activations give them.
+  tshape::BlockOpInterface first;
+  fn.walk([&](tshape::BlockOpInterface op) {
+    if (!first)
+      first = op;
+  });
+  if (!first)
+    return success();
   // Decode and a prefill over cached tokens read a KV cache, which this
   // lowering does not build yet (the block models state their kernels).
   if (runShape.phase == model::Phase::Decode || runShape.kvLength > 0)
@@ -512,23 +529,12 @@ LogicalResult Lowerer::run() {
            << "phase " << model::str(runShape)
            << " is not lowered to linalg yet: its attention reads a KV "
               "cache; lower phase=train or phase=prefill";
-  // All tshape ops of a function share one element type and run shape.
-  Operation *first = nullptr;
-  fn.walk([&](Operation *op) {
-    if (!first && isa<tshape::EmbeddingOp, tshape::AttentionOp, tshape::MLPOp,
-                      tshape::LMHeadOp>(op))
-      first = op;
-  });
-  if (!first)
-    return success();
-  auto act = cast<RankedTensorType>(first->getResult(0).getType());
-  if (auto head = dyn_cast<tshape::LMHeadOp>(first))
-    act = head.getInput().getType();
+  RankedTensorType act = first.getActivations().getType();
   elt = act.getElementType();
   batch = act.getDimSize(0);
   seq = act.getDimSize(1);
   WalkResult mismatch = fn.walk([&](Operation *op) -> WalkResult {
-    if (!isa_and_nonnull<TShapeDialect>(op->getDialect()) || isa<tshape::YieldOp>(op))
+    if (!isModelOp(op) || isa<tshape::YieldOp>(op))
       return WalkResult::advance();
     auto t = cast<RankedTensorType>(op->getResult(0).getType());
     if (t.getElementType() != elt || t.getDimSize(0) != batch ||
@@ -546,7 +552,7 @@ LogicalResult Lowerer::run() {
   Block &entry = fn.getBody().front();
   SmallVector<Operation *> topLevel;
   for (Operation &op : entry)
-    if (isa_and_nonnull<TShapeDialect>(op.getDialect()))
+    if (isModelOp(&op))
       topLevel.push_back(&op);
   Value lastOut;
   for (Operation *op : topLevel) {
@@ -639,7 +645,7 @@ struct TShapeLowerToLinalgPass
                       StringAttr::get(&getContext(), t.getName()));
     // Any tshape op left (outside a function) cannot be lowered.
     WalkResult left = getOperation().walk([](Operation *op) {
-      if (isa_and_nonnull<TShapeDialect>(op->getDialect())) {
+      if (isModelOp(op)) {
         op->emitOpError("must be inside a func.func to be lowered");
         return WalkResult::interrupt();
       }
