@@ -16,6 +16,8 @@ void tshape::buildAnalyzeModelPipeline(OpPassManager &pm,
                                        const AnalyzeModelOptions &o) {
   TShapeLowerToLinalgOptions lower;
   lower.phase = o.phase;
+  // The lowering answers the removed option with an error naming phase=.
+  lower.training = o.training;
   pm.addPass(createTShapeLowerToLinalg(lower));
   TShapeGemmAnalysisOptions analysis;
   analysis.targetName = o.target;

@@ -30,6 +30,9 @@ struct AnalyzeModelOptions
           clEnumValN(model::Phase::Train, "train", "a training step"),
           clEnumValN(model::Phase::Prefill, "prefill", "the forward"),
           clEnumValN(model::Phase::Decode, "decode", "one decode step"))};
+  Option<bool> training{*this, "training",
+                        llvm::cl::desc("removed: use phase=train"),
+                        llvm::cl::init(false)};
   Option<std::string> report{*this, "report",
                              llvm::cl::desc("report file (.json, .md or -)"),
                              llvm::cl::init("")};
