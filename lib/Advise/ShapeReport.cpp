@@ -322,7 +322,7 @@ std::string shapeKey(const GemmRecord &r) {
        std::to_string(r.fusedGroup >= 0) + std::to_string(r.fusedPrimary);
   if (r.attention)
     for (auto [name, d] : model::Kernel(*r.attention).dims())
-      k += "|" + d->expr.str() + std::to_string(r.attention->causal);
+      k += "|" + d.expr.str() + std::to_string(r.attention->causal);
   return k;
 }
 

@@ -111,17 +111,18 @@ std::string Kernel::name() const {
   return roleInfo(role()).name;
 }
 
-std::vector<std::pair<const char *, const Dim *>> Kernel::dims() const {
+std::vector<std::pair<const char *, Dim>> Kernel::dims() const {
   if (const GemmSpec *g = gemm())
-    return {{"batch", &g->batch}, {"m", &g->m}, {"n", &g->n}, {"k", &g->k}};
+    return {{"batch", g->batch}, {"m", g->m}, {"n", g->n}, {"k", g->k}};
   if (const AttentionSpec *a = attention()) {
-    std::vector<std::pair<const char *, const Dim *>> out;
-    for (auto [name, d] : const_cast<AttentionSpec *>(a)->dims())
-      out.push_back({name, d});
+    AttentionSpec copy = *a;
+    std::vector<std::pair<const char *, Dim>> out;
+    for (auto [name, d] : copy.dims())
+      out.push_back({name, *d});
     return out;
   }
   const CollectiveSpec &c = *collective();
-  return {{"bytes", &c.bytes}, {"ranks", &c.ranks}};
+  return {{"bytes", c.bytes}, {"ranks", c.ranks}};
 }
 
 std::vector<GemmSpec> tshape::model::gemmsOf(const std::vector<Kernel> &ks) {

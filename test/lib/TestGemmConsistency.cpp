@@ -41,8 +41,8 @@ std::string describe(const tshape::model::AttentionSpec &a) {
   std::string s = "attention layer " + std::to_string(a.layer) +
                   (a.causal ? " causal" : "");
   for (auto [name, d] : tshape::model::Kernel(a).dims())
-    s += std::string(" ") + name + "=" + std::to_string(d->value) + " [" +
-         d->expr.str() + "]";
+    s += std::string(" ") + name + "=" + std::to_string(d.value) + " [" +
+         d.expr.str() + "]";
   return s;
 }
 

@@ -86,7 +86,7 @@ struct TestKernelTablePass
         } else if (const model::AttentionSpec *a = k.attention()) {
           attention += "| " + std::string(l.name);
           for (auto [name, d] : k.dims())
-            attention += " | " + e(*d);
+            attention += " | " + e(d);
           attention += std::string(" | ") + (a->causal ? "yes" : "no") + " |\n";
         }
       }

@@ -101,8 +101,9 @@ public:
   std::string name() const;
   const Bindings &env() const;
   /// Each size with its name ("batch", "m", ...), in a fixed order per
-  /// kind: what the consistency test compares and reports print.
-  std::vector<std::pair<const char *, const Dim *>> dims() const;
+  /// kind: what the consistency test compares and reports print. Copies, so
+  /// that a temporary kernel's sizes outlive it.
+  std::vector<std::pair<const char *, Dim>> dims() const;
 
 private:
   std::variant<GemmSpec, AttentionSpec, CollectiveSpec> body;

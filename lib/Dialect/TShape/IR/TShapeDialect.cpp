@@ -167,9 +167,9 @@ void tshape::setGemmProvenance(Operation *op, const model::GemmSpec &spec) {
   op->setAttr(TShapeDialect::kLayerAttrName, b.getI64IntegerAttr(spec.layer));
   SmallVector<NamedAttribute> entries;
   for (auto [key, dim] : model::Kernel(spec).dims())
-    if (!(key == StringRef("batch") && dim->expr.isConstant(1)))
+    if (!(key == StringRef("batch") && dim.expr.isConstant(1)))
       entries.push_back(
-          b.getNamedAttr(key, b.getStringAttr(dim->expr.str())));
+          b.getNamedAttr(key, b.getStringAttr(dim.expr.str())));
   SmallVector<NamedAttribute> params;
   for (size_t i = 0; i < model::kNumParams; ++i)
     if (auto v = spec.env.get(model::Param(i)))
@@ -217,7 +217,7 @@ void tshape::setAttentionProvenance(Operation *op,
   Builder b(op->getContext());
   SmallVector<NamedAttribute> entries;
   for (auto [key, dim] : model::Kernel(a).dims())
-    entries.push_back(b.getNamedAttr(key, b.getStringAttr(dim->expr.str())));
+    entries.push_back(b.getNamedAttr(key, b.getStringAttr(dim.expr.str())));
   if (a.causal)
     entries.push_back(b.getNamedAttr("causal", b.getUnitAttr()));
   op->setAttr(TShapeDialect::kAttentionAttrName,
