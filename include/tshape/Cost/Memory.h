@@ -1,0 +1,133 @@
+//===- Memory.h - Bytes per GPU of a training plan --------------*- C++ -*-===//
+//
+// The memory one GPU needs to train a model under a plan: the weights,
+// gradients and optimizer state of the parameters its pipeline stage holds
+// (sharded over data-parallel ranks by the distributed optimizer or FSDP),
+// and the activations its in-flight microbatches keep for the backward pass
+// (Korthikanti et al. 2022, Table 2 and Section 4), for every pipeline
+// stage and the peak one. docs/memory.md states each formula and its source
+// and the check against the paper's Figure 1.
+//
+// The parameters are the block models' (Model/Blocks): a stage's weights are
+// the per-rank weights of its blocks, so a new block's weights (an MoE
+// block's experts, split by ep through perRank) count with no change here.
+// Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_COST_MEMORY_H
+#define TSHAPE_COST_MEMORY_H
+
+#include "tshape/Model/Transformer.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tshape::cost {
+
+/// The pipeline schedule (Narayanan et al. 2021).
+enum class PipelineSchedule { OneFOneB, Interleaved };
+/// What the backward pass recomputes instead of keeping (Korthikanti et al.
+/// 2022): nothing, the attention core (scores, softmax, dropout), or the
+/// whole layer from its input.
+enum class Recompute { None, Selective, Full };
+/// Which training state the data-parallel ranks shard: none, the optimizer
+/// state (Megatron-LM's distributed optimizer, ZeRO-1), or weights,
+/// gradients and optimizer state (FSDP, ZeRO-3).
+enum class StateSharding { None, DistributedOptimizer, Fsdp };
+
+const char *scheduleName(PipelineSchedule s);
+const char *recomputeName(Recompute r);
+const char *shardingName(StateSharding s);
+
+/// Bytes per parameter of each kind of training state. The default is
+/// mixed-precision Adam as Megatron-LM keeps it with bf16 parameters:
+/// 2 (bf16 weights) + 4 (fp32 main gradients) + 12 (fp32 master weights,
+/// Adam's first and second moments) = 18. `optimizer` is what the
+/// distributed optimizer shards (Megatron-LM: 6 + 12/d). With fp16 weights
+/// and fp16 gradients Megatron-LM keeps an fp32 gradient copy in the
+/// optimizer: {2, 2, 16} (20, 4 + 16/d); fp32 training: {4, 4, 8}
+/// (16, 8 + 8/d). Megatron Core's distributed optimizer guide, the table of
+/// bytes per parameter.
+struct StateBytes {
+  int64_t weights = 2;
+  int64_t gradients = 4;
+  int64_t optimizer = 12;
+};
+
+/// What a training plan decides that ModelConfig does not: the degrees,
+/// microbatch and sequence are the config's (`config.parallel`,
+/// Param::Microbatch, Param::Seq).
+struct TrainingPlan {
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  /// v: model chunks per pipeline rank (interleaved schedule); 1 is 1F1B.
+  int64_t virtualStages = 1;
+  /// m: microbatches per step on one pipeline (global batch / (b d)).
+  int64_t microbatches = 1;
+  Recompute recompute = Recompute::None;
+  /// Megatron-LM's sequence parallelism (with tensor parallelism).
+  bool sequenceParallel = false;
+  StateSharding sharding = StateSharding::None;
+  StateBytes bytes;
+};
+
+/// The training state of some parameters on one GPU.
+struct ParamState {
+  int64_t params = 0; ///< per GPU before data-parallel sharding
+  double weights = 0, gradients = 0, optimizer = 0; ///< bytes
+  double total() const { return weights + gradients + optimizer; }
+};
+
+/// One named component in bytes.
+struct MemoryLine {
+  std::string name;
+  double bytes;
+};
+
+/// The memory of one GPU of one pipeline stage.
+struct StageMemory {
+  int64_t stage = 0;  ///< pipeline rank, 0 first
+  int64_t layers = 0; ///< decoder layers it holds (all its model chunks)
+  /// Decoder layers' worth of activations it keeps at its peak: in-flight
+  /// microbatches times layers per model chunk.
+  int64_t layersInFlight = 0;
+  ParamState layerState;     ///< its decoder layers' parameters
+  ParamState embeddingState; ///< embedding table, LM head, final norm
+  double activations = 0;    ///< its decoder layers' (bytes)
+  double inputActivations = 0; ///< the embedding's output (first stage)
+  double lossActivations = 0;  ///< final norm, logits and loss (last stage)
+
+  double total() const;
+  /// Every component, named, in a fixed order; they sum to total().
+  std::vector<MemoryLine> lines() const;
+};
+
+struct MemoryEstimate {
+  std::vector<StageMemory> stages; ///< one per pipeline rank
+  /// The index in `stages` of the stage that needs the most memory.
+  size_t peakStage = 0;
+  const StageMemory &peak() const { return stages[peakStage]; }
+};
+
+/// The activation bytes one decoder layer keeps for one microbatch
+/// (Korthikanti et al. 2022, Table 2), with the sequence divided by the
+/// context-parallel degree.
+double layerActivationBytes(const model::ModelConfig &config,
+                            const TrainingPlan &plan);
+
+/// The memory per GPU of every pipeline stage; nullopt with `*error` set
+/// (numbers and what to change) when the config or the plan is invalid
+/// (a rule of checkModel, layers not divisible by pp x v, a degree, v or m
+/// below 1, an interleaved schedule without pipeline parallelism).
+std::optional<MemoryEstimate> estimateMemory(const model::ModelConfig &config,
+                                             const TrainingPlan &plan,
+                                             std::string *error = nullptr);
+
+/// Bytes in a GiB (2^30), the unit of Korthikanti et al.'s Figure 1.
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+} // namespace tshape::cost
+
+#endif // TSHAPE_COST_MEMORY_H

@@ -1,0 +1,245 @@
+//===- Memory.cpp - Bytes per GPU of a training plan ----------------------===//
+//
+// Parameters per GPU from the block models, the training state bytes and
+// their data-parallel sharding, activations by Korthikanti et al. 2022 and
+// the in-flight microbatches of the pipeline schedules. docs/memory.md
+// derives each formula and checks it against the paper's Figure 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/Memory.h"
+
+#include <algorithm>
+
+using namespace tshape;
+using namespace tshape::cost;
+using model::BlockKind;
+using model::ModelConfig;
+using model::Param;
+
+const char *tshape::cost::scheduleName(PipelineSchedule s) {
+  return s == PipelineSchedule::OneFOneB ? "1f1b" : "interleaved";
+}
+
+const char *tshape::cost::recomputeName(Recompute r) {
+  switch (r) {
+  case Recompute::None:
+    return "none";
+  case Recompute::Selective:
+    return "selective";
+  case Recompute::Full:
+    return "full";
+  }
+  return "?";
+}
+
+const char *tshape::cost::shardingName(StateSharding s) {
+  switch (s) {
+  case StateSharding::None:
+    return "none";
+  case StateSharding::DistributedOptimizer:
+    return "distributed optimizer";
+  case StateSharding::Fsdp:
+    return "fsdp";
+  }
+  return "?";
+}
+
+double StageMemory::total() const {
+  double sum = 0;
+  for (const MemoryLine &l : lines())
+    sum += l.bytes;
+  return sum;
+}
+
+std::vector<MemoryLine> StageMemory::lines() const {
+  return {
+      {"weights", layerState.weights},
+      {"gradients", layerState.gradients},
+      {"optimizer state", layerState.optimizer},
+      {"embedding weights", embeddingState.weights},
+      {"embedding gradients", embeddingState.gradients},
+      {"embedding optimizer state", embeddingState.optimizer},
+      {"activations", activations},
+      {"embedding activations", inputActivations},
+      {"loss activations", lossActivations},
+  };
+}
+
+namespace {
+int64_t tp(const ModelConfig &c) { return getParam(c, Param::Tp); }
+
+/// The parameters one GPU holds of one instance of block `k`: its weight
+/// GEMMs per rank (the block states them through perRank, so each is
+/// divided by the degree that splits it), plus what no GEMM multiplies. Of
+/// that, the embedding table is split by the degree that splits the
+/// vocabulary (Megatron-LM's vocabulary-parallel embedding); the rest (norm
+/// gains) is replicated. A block whose GEMMs multiply weights it does not
+/// own (a tied LM head reads the embedding's table) holds only its own.
+std::optional<int64_t> rankWeights(BlockKind k, const ModelConfig &c) {
+  ModelConfig whole = c;
+  whole.parallel = model::Parallelism();
+  const model::RunShape run = model::RunShape::train();
+  std::optional<int64_t> all = model::blockWeights(k, c);
+  std::optional<int64_t> gemmAll =
+      model::gemmWeights(model::forwardKernels(k, whole, run, 0));
+  std::optional<int64_t> gemmRank =
+      model::gemmWeights(model::forwardKernels(k, c, run, 0));
+  if (!all || !gemmAll || !gemmRank)
+    return std::nullopt;
+  if (*all < *gemmAll)
+    return *all;
+  int64_t extra = *all - *gemmAll;
+  if (k == BlockKind::Embedding)
+    extra /= model::splitDegree(Param::Vocab, model::bindings(c));
+  return *gemmRank + extra;
+}
+
+/// The training state of `params` parameters held by each GPU of a
+/// data-parallel group of `group` ranks.
+ParamState state(int64_t params, const TrainingPlan &plan, int64_t group) {
+  const StateBytes &b = plan.bytes;
+  double all = plan.sharding == StateSharding::Fsdp ? double(group) : 1.0;
+  double opt = plan.sharding == StateSharding::None ? 1.0 : double(group);
+  ParamState s;
+  s.params = params;
+  s.weights = double(params) * double(b.weights) / all;
+  s.gradients = double(params) * double(b.gradients) / all;
+  s.optimizer = double(params) * double(b.optimizer) / opt;
+  return s;
+}
+
+std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
+  if (std::optional<model::RuleViolation> v = model::checkModel(c))
+    return v->rule + ": " + v->message;
+  const model::Parallelism &par = c.parallel;
+  for (int64_t d : {par.tp, par.pp, par.dp, par.ep, par.cp})
+    if (d < 1)
+      return "every parallel degree must be at least 1";
+  int64_t v = plan.virtualStages, p = par.pp, layers = getParam(c, Param::Layers);
+  if (v < 1)
+    return "virtual stages must be at least 1, got " + std::to_string(v);
+  if (plan.microbatches < 1)
+    return "microbatches must be at least 1, got " +
+           std::to_string(plan.microbatches);
+  if (plan.schedule == PipelineSchedule::Interleaved && (v < 2 || p < 2))
+    return "the interleaved schedule needs pp >= 2 and v >= 2, got pp=" +
+           std::to_string(p) + " v=" + std::to_string(v) +
+           " (v=1 is 1f1b)";
+  if (plan.schedule == PipelineSchedule::OneFOneB && v != 1)
+    return "v=" + std::to_string(v) + " needs the interleaved schedule";
+  if (layers % (p * v) != 0)
+    return "layers " + std::to_string(layers) + " not divisible by pp x v = " +
+           std::to_string(p * v) + ": use a pp x v that divides it";
+  return "";
+}
+} // namespace
+
+double tshape::cost::layerActivationBytes(const ModelConfig &c,
+                                          const TrainingPlan &plan) {
+  // Korthikanti et al. 2022, Section 4 and Table 2, 16-bit activations:
+  // a layer keeps 34 s b h bytes outside its attention core and 5 a s^2 b in
+  // it (scores and softmax output 2 + 2, dropout mask 1, per element). The
+  // sequence on one GPU is s / cp.
+  const double s = double(getParam(c, Param::Seq)) /
+                   double(getParam(c, Param::Cp));
+  const double b = double(getParam(c, Param::Microbatch));
+  const double h = double(getParam(c, Param::Hidden));
+  const double a = double(getParam(c, Param::Heads));
+  const double t = double(tp(c));
+  const double sbh = s * b * h;
+  const bool sp = plan.sequenceParallel;
+  if (plan.recompute == Recompute::Full)
+    return 2 * sbh / (sp ? t : 1); // the layer's input only
+  // Selective recompute, or a fused attention kernel, keeps no scores.
+  const double core = plan.recompute == Recompute::None && !c.attention.fused
+                          ? 5 * a * s * s * b / t
+                          : 0;
+  // Tensor parallelism splits 24 s b h of the 34 (the GEMMs' inputs inside
+  // each sub-layer); sequence parallelism splits the other 10 (the norms,
+  // dropouts and sub-layer inputs).
+  return sp ? 34 * sbh / t + core : sbh * (10 + 24 / t) + core;
+}
+
+std::optional<MemoryEstimate>
+tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
+                             std::string *error) {
+  std::string bad = checkPlan(c, plan);
+  if (!bad.empty()) {
+    if (error)
+      *error = bad;
+    return std::nullopt;
+  }
+  const model::Parallelism &par = c.parallel;
+  const int64_t p = par.pp, v = plan.virtualStages, m = plan.microbatches;
+  const int64_t layers = getParam(c, Param::Layers);
+  // The state is replicated on the dp x cp ranks that hold the same
+  // weights: the data-parallel group the distributed optimizer and FSDP
+  // shard over (Megatron Core: the data-parallel group with context
+  // parallelism).
+  const int64_t group = par.dp * par.cp;
+
+  std::optional<int64_t> perLayer = 0;
+  for (BlockKind k : c.layerBlocks)
+    perLayer = model::checkedAdd(perLayer, rankWeights(k, c));
+  std::optional<int64_t> embedding = rankWeights(BlockKind::Embedding, c);
+  std::optional<int64_t> lmHead = rankWeights(BlockKind::LMHead, c);
+  if (!perLayer || !embedding || !lmHead) {
+    if (error)
+      *error = "the parameter count overflows 64-bit arithmetic";
+    return std::nullopt;
+  }
+
+  // Activations of the model's input and output, per microbatch
+  // (Korthikanti et al. 2022, Section 4): the embedding's dropout mask,
+  // s b h bytes; the final norm's input and the LM head's input, 2 + 2 s b h,
+  // and the logits for the loss in fp32, 4 s b v / t. Sequence parallelism
+  // splits the s b h terms by t.
+  const double s = double(getParam(c, Param::Seq)) / double(par.cp);
+  const double sbh = s * double(getParam(c, Param::Microbatch)) *
+                     double(getParam(c, Param::Hidden));
+  const double spDiv = plan.sequenceParallel ? double(par.tp) : 1.0;
+  const double vocabRank =
+      double(getParam(c, Param::Vocab)) /
+      double(model::splitDegree(Param::Vocab, model::bindings(c)));
+  const double logits = 4 * s * double(getParam(c, Param::Microbatch)) *
+                        vocabRank;
+  const double perLayerActs = layerActivationBytes(c, plan);
+
+  MemoryEstimate est;
+  const int64_t layersPerChunk = layers / (p * v);
+  for (int64_t i = 0; i < p; ++i) {
+    StageMemory st;
+    st.stage = i;
+    st.layers = layersPerChunk * v;
+    // Model chunks whose forward has run and whose backward has not, at the
+    // stage's peak: the warm-up forwards plus one (Megatron-LM's
+    // schedules): p - i with 1F1B, 2 (p - i - 1) + (v - 1) p + 1 chunks when
+    // interleaved; never more than the step's m (x v chunks).
+    int64_t chunks = plan.schedule == PipelineSchedule::OneFOneB
+                         ? std::min(p - i, m)
+                         : std::min(2 * (p - i - 1) + (v - 1) * p + 1, m * v);
+    st.layersInFlight = chunks * layersPerChunk;
+    st.layerState = state(*perLayer * st.layers, plan, group);
+    int64_t emb = 0;
+    if (i == 0)
+      emb += *embedding;
+    if (i == p - 1) {
+      emb += *lmHead;
+      // A tied LM head on its own stage keeps a copy of the table.
+      if (c.tiedEmbeddings && p > 1)
+        emb += *embedding;
+    }
+    st.embeddingState = state(emb, plan, group);
+    st.activations = perLayerActs * double(st.layersInFlight);
+    if (i == 0)
+      st.inputActivations = sbh / spDiv * double(std::min(p, m));
+    if (i == p - 1)
+      st.lossActivations = 4 * sbh / spDiv + logits;
+    est.stages.push_back(st);
+  }
+  for (size_t i = 1; i < est.stages.size(); ++i)
+    if (est.stages[i].total() > est.peak().total())
+      est.peakStage = i;
+  return est;
+}
