@@ -10,7 +10,9 @@
 #   - each GPU predicted from another GPU's fit (how the targets without
 #     data are derived), on its held-out part;
 #   - docs/model-accuracy.md and docs/model-accuracy.svg (predicted against
-#     measured, log-log).
+#     measured, log-log);
+#   - the node tier of dgx-a100, dgx-h100 and dgx-b200 fitted on the NCCL
+#     files (tshape-calibrate), held-out figures per op.
 #
 #   bench/model-accuracy.sh [BUILD_DIR] [DATA_DIR]
 #

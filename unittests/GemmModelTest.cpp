@@ -44,7 +44,7 @@ const TileConfig kBig{256, 128, 1.0, 1};
 
 TEST(Targets, BuiltinsAndNames) {
   for (const char *n : {"v100", "a100-40gb", "a100-80gb", "h100-sxm",
-                        "h100-pcie", "h200", "b200", "l40s", "rtx4090"})
+                        "h100-pcie", "h200", "b200", "gb200", "l40s", "rtx4090"})
     ASSERT_NE(target::findBuiltinTarget(n), nullptr) << n;
   EXPECT_EQ(target::findBuiltinTarget("tpu"), nullptr);
   EXPECT_EQ(h100().smCount, 132);
@@ -284,8 +284,8 @@ TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
   ASSERT_TRUE(k.supported);
   const double bw = h100().memoryBandwidthGBs * 1e9 * h100().memoryEfficiency;
   EXPECT_NEAR(k.attention.memoryUs, 20971520.0 / bw * 1e6, 1e-9);
-  // One price for every kind: a GEMM is the GEMM model's; a collective has
-  // no model yet and says so.
+  // One price for every kind: a GEMM is the GEMM model's; a collective
+  // without a cluster says so (CollectiveTest.cpp prices them).
   model::GemmSpec g = a.gemms()[0];
   EXPECT_DOUBLE_EQ(predictKernel(g, model::DType::BF16, h100()).predictedUs,
                    estimateGemm(gemmProblem(g, model::DType::BF16), h100())
@@ -293,7 +293,8 @@ TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
   model::CollectiveSpec coll;
   KernelEstimate none = predictKernel(coll, model::DType::BF16, h100());
   EXPECT_FALSE(none.supported);
-  EXPECT_EQ(none.unsupported, "no model for collective yet");
+  EXPECT_EQ(none.unsupported, "no cluster given for collective all_reduce "
+                              "(a collective needs a cluster: --cluster)");
   // Attention over a cache (decode) has no model yet either.
   KernelEstimate decode = predictKernel(
       model::attentionKernel(c, model::RunShape::decode(4096), 0),

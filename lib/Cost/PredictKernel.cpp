@@ -25,9 +25,15 @@ AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
   return p;
 }
 
+CollectiveProblem
+tshape::cost::collectiveProblem(const model::CollectiveSpec &c) {
+  return {c.op, double(c.bytes.value), c.ranks.value, c.tier};
+}
+
 KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
                                            model::DType dtype,
-                                           const target::GpuTarget &t) {
+                                           const target::GpuTarget &t,
+                                           const Cluster *cluster) {
   KernelEstimate e;
   e.kind = k.kind();
   if (const model::GemmSpec *g = k.gemm()) {
@@ -65,6 +71,20 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
                       " has no fused attention kernel on " + t.name;
     e.predictedUs = e.attention.predictedUs;
     e.flops = e.attention.flops;
+    return e;
+  }
+  if (const model::CollectiveSpec *c = k.collective()) {
+    if (!cluster) {
+      e.supported = false;
+      e.unsupported = std::string("no cluster given for collective ") +
+                      model::collectiveName(c->op) + " (a collective needs "
+                      "a cluster: --cluster)";
+      return e;
+    }
+    e.collective = estimateCollective(collectiveProblem(*c), *cluster);
+    e.supported = e.collective.supported;
+    e.unsupported = e.collective.unsupported;
+    e.predictedUs = e.collective.predictedUs;
     return e;
   }
   e.supported = false;

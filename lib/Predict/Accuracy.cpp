@@ -24,6 +24,14 @@ model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
     g.transB = row.gemm.transB;
     return g;
   }
+  if (row.kind == KernelKind::Collective) {
+    model::CollectiveSpec c;
+    c.op = row.collective.op;
+    c.bytes = size(int64_t(row.collective.bytes));
+    c.ranks = size(row.collective.ranks);
+    c.tier = row.collective.tier;
+    return c;
+  }
   const cost::AttentionProblem &p = row.attention;
   model::AttentionSpec a;
   a.batch = size(p.batch);
@@ -38,12 +46,16 @@ model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
 }
 
 double tshape::predict::predictRow(const KernelRow &row,
-                                   const target::GpuTarget &t) {
-  cost::KernelEstimate e = cost::predictKernel(rowKernel(row), rowDType(row), t);
+                                   const target::GpuTarget &t,
+                                   const cost::Cluster *cluster) {
+  cost::KernelEstimate e =
+      cost::predictKernel(rowKernel(row), rowDType(row), t, cluster);
   return e.supported ? e.predictedUs : 0;
 }
 
 double tshape::predict::rowFlops(const KernelRow &row) {
+  if (row.kind == KernelKind::Collective)
+    return 0;
   if (row.kind == KernelKind::Gemm)
     return 2.0 * double(row.gemm.batch) * double(row.gemm.m) *
            double(row.gemm.n) * double(row.gemm.k);
@@ -66,9 +78,11 @@ uint64_t shapeHash(int64_t a, int64_t b) {
 bool tshape::predict::inPart(const KernelRow &row, Part part) {
   if (part == Part::All)
     return true;
-  uint64_t h = row.kind == KernelKind::Gemm
-                   ? shapeHash(row.gemm.n, row.gemm.k)
-                   : shapeHash(row.attention.heads, row.attention.kvHeads);
+  uint64_t h =
+      row.kind == KernelKind::Gemm ? shapeHash(row.gemm.n, row.gemm.k)
+      : row.kind == KernelKind::Collective
+          ? shapeHash(int64_t(row.collective.bytes), 0)
+          : shapeHash(row.attention.heads, row.attention.kvHeads);
   bool held = h % 4 == 0;
   return part == Part::HeldOut ? held : !held;
 }

@@ -129,6 +129,48 @@ struct RowReader {
     return true;
   }
 };
+
+/// An NCCL row: `op` (nccl-tests' names, or tshape's), `dtype` (`half`,
+/// `int8` or a tshape dtype), `gpus` and `message_elements`.
+bool readCollective(RowReader &r, KernelRow &row) {
+  const std::string &opName = r.fields[r.cols["op"]];
+  std::optional<model::CollectiveOp> op =
+      opName == "alltoall" ? std::optional(model::CollectiveOp::AllToAll)
+                           : model::parseCollective(opName);
+  if (!op) {
+    r.why = "unknown collective '" + opName +
+            "' (expected all_reduce, reduce_scatter, all_gather, alltoall "
+            "or send_recv)";
+    return false;
+  }
+  int64_t elementBytes = 2;
+  if (int c = r.cols["dtype"]; c >= 0) {
+    const std::string &d = r.fields[c];
+    std::optional<DType> dt = d == "half"   ? std::optional(DType::FP16)
+                              : d == "int8" ? std::optional(DType::FP8)
+                                            : parseDType(d);
+    if (!dt) {
+      r.why = "unknown dtype '" + d +
+              "' (expected half, int8, bf16, fp16, fp32, tf32 or fp8)";
+      return false;
+    }
+    row.collectiveDType = *dt;
+    elementBytes = int64_t(dtypeBytes(*dt));
+  }
+  int64_t elements = 0;
+  cost::CollectiveProblem &p = row.collective;
+  if (!r.integer("gpus", 1, p.ranks, 1) ||
+      !r.integer("message_elements", 1, elements, 1))
+    return false;
+  row.kind = KernelKind::Collective;
+  p.op = *op;
+  p.bytes = double(elements) * double(elementBytes);
+  p.tier = model::Tier::Node;
+  row.key = std::string(model::collectiveName(p.op)) + "," +
+            dtypeName(row.collectiveDType) + "," + std::to_string(p.ranks) +
+            "," + std::to_string(elements);
+  return true;
+}
 } // namespace
 
 bool tshape::predict::parseKernelTable(const std::string &text,
@@ -192,18 +234,23 @@ bool tshape::predict::parseKernelTable(const std::string &text,
       return fail(lineNo, "expected " + std::to_string(ncols) +
                               " fields as in the header, got " +
                               std::to_string(fields.size()));
-    if (format == Nccl || format == Moe)
+    if (format == Moe)
       return fail(lineNo, std::string("no model for ") +
-                              kindName(format == Nccl ? KernelKind::Collective
-                                                      : KernelKind::MoeLayer) +
-                              " yet (tshape-predict models gemm and prefill "
-                              "attention rows)");
+                              kindName(KernelKind::MoeLayer) +
+                              " yet (tshape-predict models gemm, prefill "
+                              "attention and nccl collective rows)");
     KernelRow row;
     row.line = lineNo;
     if (int c = cols["gpu"]; c >= 0)
       row.gpu = fields[c];
     std::string why;
     RowReader r{fields, cols, why};
+    if (format == Nccl) {
+      if (!r.measured(row.measuredUs) || !readCollective(r, row))
+        return fail(lineNo, why);
+      out.rows.push_back(row);
+      continue;
+    }
     DType dt;
     if (!r.dtype(dt) || !r.measured(row.measuredUs))
       return fail(lineNo, why);

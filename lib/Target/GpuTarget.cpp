@@ -154,6 +154,15 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
             "GEMM constants fitted on B200 bf16 GEMM timings (aiconfigurator); "
             "attention constants from the H100 SXM fit (no B200 attention "
             "timings)"),
+        // The GPU of a GB200 superchip (GB200 NVL72 datasheet, per GPU at
+        // 1,200 W): the B200's die, so its SM count, L2 and fits.
+        with(make("gb200", "NVIDIA GB200 (Grace Blackwell superchip GPU, "
+                           "1200 W)",
+                  "blackwell", 148, 2500, 2500, 90, 1250, 5000, 8000, 126),
+             b200Gemm() + h100Attention(),
+             "derived: the B200 GEMM fit and the H100 SXM attention fit with "
+             "this GPU's datasheet peaks and bandwidth (no timings of this "
+             "GPU)"),
         with(make("l40s", "NVIDIA L40S 48GB", "ada", 142, 362.05, 362.05, 91.6,
                   183, 733, 864, 96),
              a100, fromA100),

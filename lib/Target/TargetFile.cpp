@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Target/GpuTarget.h"
+#include "tshape/Target/JsonFile.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdio>
 
@@ -62,30 +62,15 @@ bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::optional<GpuTarget>
 tshape::target::parseTargetJson(const std::string &text, std::string &error) {
-  llvm::Expected<json::Value> parsed = json::parse(text);
-  if (!parsed) {
-    error = "malformed JSON: " + llvm::toString(parsed.takeError());
+  std::optional<json::Value> parsed = parseJsonObject(text, error);
+  if (!parsed)
     return std::nullopt;
-  }
   const json::Object *o = parsed->getAsObject();
-  if (!o) {
-    error = "expected a JSON object at the top level";
-    return std::nullopt;
-  }
   GpuTarget t;
   bool fromBase = false;
-  if (const json::Value *base = o->get("base")) {
-    auto name = base->getAsString();
-    const GpuTarget *b = name ? findBuiltinTarget(name->str()) : nullptr;
-    if (!b) {
-      error = "key 'base': unknown built-in target" +
-              (name ? " '" + name->str() + "'" : std::string()) +
-              " (known: " + builtinTargetNames() + ")";
-      return std::nullopt;
-    }
-    t = *b;
-    fromBase = true;
-  }
+  if (!readBase(*o, "target", findBuiltinTarget, builtinTargetNames(), t,
+                fromBase, error))
+    return std::nullopt;
   bool req = !fromBase;
   if (auto n = o->getString("name"))
     t.name = n->str();
@@ -227,16 +212,7 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
 
 std::optional<GpuTarget> tshape::target::loadTargetFile(const std::string &path,
                                                         std::string &error) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf) {
-    error = "cannot read target file '" + path +
-            "': " + buf.getError().message();
-    return std::nullopt;
-  }
-  auto t = parseTargetJson((*buf)->getBuffer().str(), error);
-  if (!t)
-    error = path + ": " + error;
-  return t;
+  return loadJsonFile<GpuTarget>(path, "target", parseTargetJson, error);
 }
 
 std::optional<GpuTarget> tshape::target::resolveTarget(const std::string &name,

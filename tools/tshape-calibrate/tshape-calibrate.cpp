@@ -16,6 +16,7 @@
 #include "tshape/Report/Writers.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -34,6 +35,15 @@ cl::opt<std::string>
 cl::opt<std::string> targetFile("target-file",
                                 cl::desc("target file to start from instead"),
                                 cl::init(""));
+cl::opt<std::string> clusterName(
+    "cluster",
+    cl::desc("for NCCL collective rows: the built-in cluster whose node "
+             "tier to fit (default: the target's, e.g. dgx-h100)"),
+    cl::init(""));
+cl::opt<std::string> clusterFile("cluster-file",
+                                 cl::desc("cluster file to start from "
+                                          "instead"),
+                                 cl::init(""));
 cl::opt<bool> uncalibratedOpt(
     "uncalibrated",
     cl::desc("start from the target's constants as they were before "
@@ -57,6 +67,65 @@ constexpr const char kTool[] = "tshape-calibrate";
 int fail(const std::string &msg) {
   llvm::errs() << kTool << ": error: " << msg << "\n";
   return 1;
+}
+/// Writes `text` to -o (default stdout).
+int writeOutput(const std::string &text) {
+  if (output == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(output, ec);
+  if (ec)
+    return fail("cannot write '" + output + "': " + ec.message());
+  os << text;
+  return 0;
+}
+
+/// Fits the node tier of the cluster to NCCL collective rows and writes it
+/// as a cluster file; the figures go to stderr.
+int fitCluster(const std::vector<const KernelRow *> &rows,
+               const target::GpuTarget &gpu) {
+  if (!reportPath.empty())
+    return fail("--report is for target fits; a cluster fit prints its "
+                "figures to stderr");
+  std::string error;
+  std::optional<cost::Cluster> base;
+  if (clusterName.empty() && clusterFile.empty()) {
+    const cost::Cluster *c = cost::defaultClusterForTarget(gpu.name);
+    if (!c)
+      return fail("no built-in cluster of target '" + gpu.name +
+                  "'; give --cluster=NAME (built-in: " +
+                  cost::builtinClusterNames() + ")");
+    base = *c;
+  } else if (!(base = cost::resolveCluster(clusterName, clusterFile,
+                                           error))) {
+    return fail(error);
+  }
+  if (uncalibratedOpt)
+    base = cost::uncalibrated(*base, model::Tier::Node);
+  ClusterCalibrationResult res;
+  if (!calibrateCluster(rows, *base, gpu, res, error))
+    return fail(error);
+  auto pct = [](const ErrorStats &e) {
+    return llvm::formatv("median {0:F1}%, p90 {1:F1}%", e.median * 100,
+                         e.p90 * 100)
+        .str();
+  };
+  llvm::errs() << kTool << ": cluster " << base->name << ", node tier, "
+               << rows.size() << " measurements on " << gpu.name << "\n"
+               << "  fit      (" << res.fitRows << " rows): before "
+               << pct(res.fitBefore) << ", after " << pct(res.fitAfter)
+               << "\n"
+               << "  held-out (" << res.heldOutRows << " rows): before "
+               << pct(res.heldOutBefore) << ", after "
+               << pct(res.heldOutAfter) << "\n";
+  for (const cost::ClusterConstant &c : res.atEdge)
+    llvm::errs() << "  note: " << c.key << " ended on an edge of its range\n";
+  for (const cost::ClusterConstant &c : res.unidentified)
+    llvm::errs() << "  note: no row identifies " << c.key
+                 << "; left as it was\n";
+  return writeOutput(cost::clusterJson(res.fitted));
 }
 } // namespace
 
@@ -106,6 +175,14 @@ int main(int argc, char **argv) {
     return fail("no row with a measured time (a latency_us or measured_us "
                 "column)" +
                 std::string(only ? " of dtype " + dtypeOpt : ""));
+  bool collectives = rows.front()->kind == KernelKind::Collective;
+  for (const KernelRow *r : rows)
+    if ((r->kind == KernelKind::Collective) != collectives)
+      return fail("collective rows and kernel rows fit different "
+                  "constants (a cluster's, a target's): give them in "
+                  "separate runs");
+  if (collectives)
+    return fitCluster(rows, *base);
   report::CalibrationReport rep;
   rep.start = *base;
   rep.dtype = dtypeOpt;
@@ -115,16 +192,8 @@ int main(int argc, char **argv) {
   report::writeText(llvm::errs(), rep, kTool);
   std::string baseName = targetFile.empty() ? targetName.getValue()
                                             : base->name;
-  std::string json = targetFileJson(rep.result.fitted, baseName);
-  if (output == "-") {
-    llvm::outs() << json;
-  } else {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(output, ec);
-    if (ec)
-      return fail("cannot write '" + output + "': " + ec.message());
-    os << json;
-  }
+  if (int rc = writeOutput(targetFileJson(rep.result.fitted, baseName)))
+    return rc;
   // After the fitted target, which a bad report path does not lose.
   if (!reportPath.empty())
     if (llvm::Error err = report::writeReport(reportPath, rep))

@@ -1,9 +1,11 @@
 //===- tshape-predict.cpp - Predicted times for a list of kernels ---------===//
 //
-// tshape-predict [--target=T] FILE.csv... [-o OUT.csv] [--compare]
-//                [--report=REPORT.json|.md|-]
+// tshape-predict [--target=T] [--cluster=C] FILE.csv... [-o OUT.csv]
+//                [--compare] [--report=REPORT.json|.md|-]
 //
-// Reads lists of kernels (GEMMs or prefill attention; the formats of
+// Reads lists of kernels (GEMMs, prefill attention or NCCL collectives,
+// these on a cluster: --cluster, else the built-in cluster of the row's
+// GPU; the formats of
 // docs/predict.md, including the measured files of NVIDIA's aiconfigurator
 // database as they are) and writes every row back with `predicted_us`
 // appended. The accuracy report (report::AccuracyReport: per file and
@@ -42,10 +44,20 @@ cl::opt<std::string> targetName(
 cl::opt<std::string> targetFile("target-file",
                                 cl::desc("target file to use instead"),
                                 cl::init(""));
+cl::opt<std::string> clusterName(
+    "cluster",
+    cl::desc("built-in cluster for collective rows (default: the one of "
+             "each row's target: dgx-a100, dgx-h100, dgx-b200, ...)"),
+    cl::init(""));
+cl::opt<std::string> clusterFile("cluster-file",
+                                 cl::desc("cluster file to use instead "
+                                          "(docs/clusters.md)"),
+                                 cl::init(""));
 cl::opt<bool> uncalibrated(
     "uncalibrated",
     cl::desc("use the target's datasheet figures with the model constants "
-             "as they were before calibration (for before/after figures)"));
+             "as they were before calibration (for before/after figures); "
+             "for collectives, the cluster's node-tier constants"));
 cl::opt<std::string> output(
     "o",
     cl::desc("write the rows with predicted_us here (default: stdout; with "
@@ -86,6 +98,12 @@ bool selected(const KernelRow &r, Part part) {
 class Targets {
 public:
   bool init(std::string &error) {
+    if (!clusterFile.empty() || !clusterName.empty()) {
+      auto c = cost::resolveCluster(clusterName, clusterFile, error);
+      if (!c)
+        return false;
+      fixedCluster = std::make_unique<cost::Cluster>(adjust(*c));
+    }
     if (targetFile.empty() && targetName.empty())
       return true; // each row's gpu column names its target
     auto t = target::resolveTarget(targetName, targetFile, error);
@@ -93,6 +111,18 @@ public:
       return false;
     fixed = std::make_unique<target::GpuTarget>(adjust(*t));
     return true;
+  }
+  /// The cluster of a collective row on target `t`: the one given, else
+  /// the built-in cluster of `t`; nullptr (and the row unpriced) when
+  /// there is none.
+  const cost::Cluster *clusterFor(const target::GpuTarget &t) {
+    if (fixedCluster)
+      return fixedCluster.get();
+    auto &slot = byTarget[t.name];
+    if (!slot)
+      if (const cost::Cluster *c = cost::defaultClusterForTarget(t.name))
+        slot = std::make_unique<cost::Cluster>(adjust(*c));
+    return slot.get();
   }
   const target::GpuTarget *forRow(const KernelTable &table,
                                   const KernelRow &row, std::string &error) {
@@ -120,8 +150,13 @@ private:
   static target::GpuTarget adjust(const target::GpuTarget &t) {
     return uncalibrated ? target::uncalibrated(t) : t;
   }
+  static cost::Cluster adjust(const cost::Cluster &c) {
+    return uncalibrated ? cost::uncalibrated(c, model::Tier::Node) : c;
+  }
   std::unique_ptr<target::GpuTarget> fixed;
   std::map<std::string, std::unique_ptr<target::GpuTarget>> byGpu;
+  std::unique_ptr<cost::Cluster> fixedCluster;
+  std::map<std::string, std::unique_ptr<cost::Cluster>> byTarget;
 };
 
 } // namespace
@@ -133,9 +168,11 @@ int main(int argc, char **argv) {
       std::string(kTool) +
       ": predicted times for lists of kernels\n\n"
       "Reads GEMM rows (dtype,m,n,k[,batch,trans_a,trans_b]) or prefill "
-      "attention rows\n(batch,seq,heads,kv_heads,head_dim[,step,window]), "
-      "with an optional latency_us or\nmeasured_us column, and writes each "
-      "row back with predicted_us appended.\nSee docs/predict.md.\n";
+      "attention rows\n(batch,seq,heads,kv_heads,head_dim[,step,window]) "
+      "or NCCL collective rows\n(op,gpus,message_elements[,dtype]) on a "
+      "cluster, with an optional latency_us or\nmeasured_us column, and "
+      "writes each row back with predicted_us appended.\nSee "
+      "docs/predict.md.\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
   std::optional<Part> part;
   for (Part p : {Part::All, Part::Fit, Part::HeldOut})
@@ -186,7 +223,9 @@ int main(int argc, char **argv) {
         return 1;
       }
       rowTargets.push_back(t);
-      predicted.push_back(predictRow(r, *t));
+      predicted.push_back(predictRow(
+          r, *t,
+          r.kind == KernelKind::Collective ? targets.clusterFor(*t) : nullptr));
     }
     if (out)
       *out << withPredictions(table, predicted, keep);

@@ -2,8 +2,10 @@
 //
 // predictKernel prices a kernel of the model (Model/Kernel.h) on a GPU
 // target: a GEMM with the GEMM model, a fused attention with the attention
-// model (GemmModel.h). The analysis, the search and tshape-predict all call
-// it; a kind with no model yet says so ("no model for collective yet").
+// model (GemmModel.h), a collective with the collective model on a cluster
+// (Collective.h). The analysis, the search and tshape-predict all call it;
+// a kind with no model yet says so, and so does a collective priced
+// without a cluster.
 // Plain C++: no MLIR types.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +13,7 @@
 #ifndef TSHAPE_COST_PREDICTKERNEL_H
 #define TSHAPE_COST_PREDICTKERNEL_H
 
+#include "tshape/Cost/Collective.h"
 #include "tshape/Cost/GemmModel.h"
 #include "tshape/Model/Kernel.h"
 
@@ -27,6 +30,7 @@ struct KernelEstimate {
   double flops = 0; ///< useful FLOPs (a causal mask's skipped pairs excluded)
   GemmEstimate gemm;                ///< kind Gemm
   FusedAttentionEstimate attention; ///< kind Attention
+  CollectiveEstimate collective;    ///< kind Collective
 };
 
 /// The GEMM problem of a GEMM of the model, in `dtype`.
@@ -35,9 +39,15 @@ GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype);
 AttentionProblem attentionProblem(const model::AttentionSpec &a,
                                   model::DType dtype);
 
-/// The predicted time of `k` in `dtype` on `target`.
+/// The collective problem of a collective kernel.
+CollectiveProblem collectiveProblem(const model::CollectiveSpec &c);
+
+/// The predicted time of `k` in `dtype` on `target`; a collective needs
+/// the `cluster` its ranks run on (without one it is unsupported: "no
+/// cluster given for collective").
 KernelEstimate predictKernel(const model::Kernel &k, model::DType dtype,
-                             const target::GpuTarget &target);
+                             const target::GpuTarget &target,
+                             const Cluster *cluster = nullptr);
 
 } // namespace tshape::cost
 

@@ -17,22 +17,25 @@
 
 namespace tshape::predict {
 
-/// The kernel a row timed, with constant sizes: a GEMM, or an attention
-/// kernel (a decode row: one query over `step` keys).
+/// The kernel a row timed, with constant sizes: a GEMM, an attention
+/// kernel (a decode row: one query over `step` keys) or a collective.
 model::Kernel rowKernel(const KernelRow &row);
 
 /// The predicted time of one row in microseconds (predictKernel, as the
 /// analysis and the search price kernels); 0 when the target has no kernel
-/// for it (a dtype without a GEMM path, a head dim without a fused kernel).
-double predictRow(const KernelRow &row, const target::GpuTarget &target);
+/// for it (a dtype without a GEMM path, a head dim without a fused kernel,
+/// a collective without a `cluster`).
+double predictRow(const KernelRow &row, const target::GpuTarget &target,
+                  const cost::Cluster *cluster = nullptr);
 
 /// FLOPs of one row (useful work).
 double rowFlops(const KernelRow &row);
 
 /// Which part of a split a row belongs to. The part depends only on the
 /// row's weight shape, (n, k) for a GEMM and (heads, kv_heads) for
-/// attention, so the two parts share no such shape and repeats of one key
-/// always land together. About one shape in four is held out.
+/// attention, or on a collective's message size in bytes, so the two parts
+/// share no such shape or size and repeats of one key always land
+/// together. About one shape in four is held out.
 enum class Part { All, Fit, HeldOut };
 bool inPart(const KernelRow &row, Part part);
 /// "all", "fit", "held-out".

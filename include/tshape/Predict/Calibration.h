@@ -3,7 +3,8 @@
 // Fits the model constants of a GpuTarget to measured kernel times (a
 // KernelTable): the GEMM constants on GEMM rows, the attention constants on
 // prefill-attention rows, each on the fit part of the shape split, and
-// reports the error on both parts before and after. Plain C++: no MLIR
+// reports the error on both parts before and after; and the node tier of
+// a cluster (Cost/Cluster.h) on NCCL collective rows the same way. Plain C++: no MLIR
 // types. docs/model-accuracy.md describes the method.
 //
 //===----------------------------------------------------------------------===//
@@ -40,9 +41,27 @@ bool calibrate(const std::vector<const KernelRow *> &rows,
                const target::GpuTarget &base, CalibrationResult &out,
                std::string &error);
 
-/// Errors of `rows` (with measurements) on `target`.
+/// Errors of `rows` (with measurements) on `target` (collectives on
+/// `cluster`).
 ErrorStats predictionError(const std::vector<const KernelRow *> &rows,
-                           const target::GpuTarget &target);
+                           const target::GpuTarget &target,
+                           const cost::Cluster *cluster = nullptr);
+
+struct ClusterCalibrationResult {
+  cost::Cluster fitted;
+  size_t fitRows = 0, heldOutRows = 0;
+  ErrorStats fitBefore, fitAfter, heldOutBefore, heldOutAfter;
+  /// As in CalibrationResult.
+  std::vector<cost::ClusterConstant> atEdge, unidentified;
+};
+
+/// Fits the node tier's constants of `base` (clusterConstants()) to the
+/// collective rows of `rows` priced on `target`, by the same search and
+/// split as calibrate (the split is on message sizes).
+bool calibrateCluster(const std::vector<const KernelRow *> &rows,
+                      const cost::Cluster &base,
+                      const target::GpuTarget &target,
+                      ClusterCalibrationResult &out, std::string &error);
 
 /// The fitted constants as a target file (docs/targets.md) based on
 /// `base`.

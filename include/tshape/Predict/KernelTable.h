@@ -2,8 +2,8 @@
 //
 // A CSV list of kernels, one per row, whose header names the kind: GEMMs
 // (`dtype,m,n,k` and optionally `batch,trans_a,trans_b`), fused attention
-// (`batch,seq,heads,kv_heads,head_dim,step,window`), NCCL collectives and
-// MoE layers. The measured files of NVIDIA's aiconfigurator database, the
+// (`batch,seq,heads,kv_heads,head_dim,step,window`), NCCL collectives
+// (`op,gpus,message_elements`, nccl-tests' sizes) and MoE layers. The measured files of NVIDIA's aiconfigurator database, the
 // output of tshape-bench-gemms and a user's own list all read as they are;
 // a `latency_us` or `measured_us` column is the measured time. Plain C++:
 // no MLIR types. docs/predict.md documents the formats.
@@ -13,6 +13,7 @@
 #ifndef TSHAPE_PREDICT_KERNELTABLE_H
 #define TSHAPE_PREDICT_KERNELTABLE_H
 
+#include "tshape/Cost/Collective.h"
 #include "tshape/Cost/GemmModel.h"
 
 #include <optional>
@@ -43,6 +44,12 @@ struct KernelRow {
   std::string gpu;     ///< the `gpu` column, empty when there is none
   cost::GemmProblem gemm;           ///< kind Gemm
   cost::AttentionProblem attention; ///< attention kinds
+  /// Kind Collective: the op, nccl-tests' size in bytes and the ranks, on
+  /// the node tier (the measured files time one node).
+  cost::CollectiveProblem collective;
+  /// Kind Collective: the element type (`half` is fp16, `int8` reads as
+  /// fp8, the one-byte type: a collective's time depends on bytes only).
+  DType collectiveDType = DType::FP16;
   int64_t step = 0;                     ///< decode: cached tokens
   std::optional<double> measuredUs;
   /// The shape without the timing: rows with equal keys are repeats of one
@@ -52,6 +59,8 @@ struct KernelRow {
 
 /// The element type of a row, whatever its kind.
 inline DType rowDType(const KernelRow &row) {
+  if (row.kind == KernelKind::Collective)
+    return row.collectiveDType;
   return row.kind == KernelKind::Gemm ? row.gemm.dtype : row.attention.dtype;
 }
 
@@ -64,7 +73,7 @@ struct KernelTable {
 
 /// Parses `text`. On a malformed header or row returns false with `error`
 /// as "NAME:LINE: error: ..."; rows of a kind with no model are errors
-/// ("no model for nccl collective yet").
+/// ("no model for moe layer yet").
 bool parseKernelTable(const std::string &text, const std::string &name,
                       KernelTable &out, std::string &error);
 

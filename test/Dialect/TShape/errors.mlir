@@ -358,7 +358,7 @@ func.func @bad_role() attributes {tshape.role = 3 : i64} {
 // -----
 
 // P2: a target is a built-in GPU or a .json file.
-// expected-error @+1 {{rule P2: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, b200, l40s, rtx4090; or a .json target file)}}
+// expected-error @+1 {{rule P2: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, b200, gb200, l40s, rtx4090; or a .json target file)}}
 module attributes {tshape.target = #tshape.target<"tpu-v5">} {
 }
 

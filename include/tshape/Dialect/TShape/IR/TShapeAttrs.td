@@ -125,7 +125,7 @@ def TShape_TargetAttr : AttrDef<TShape_Dialect, "Target"> {
   let description = [{
     Placed on the module as `tshape.target`. The name is a built-in target
     (`v100`, `a100-40gb`, `a100-80gb`, `h100-sxm`, `h100-pcie`, `h200`,
-    `b200`, `l40s`, `rtx4090`) or the path of a JSON target file ending in
+    `b200`, `gb200`, `l40s`, `rtx4090`) or the path of a JSON target file ending in
     `.json` (schema in docs/targets.md). A pass's `target=` or
     `target-file=` option takes precedence.
 
