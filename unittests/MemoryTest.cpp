@@ -8,6 +8,8 @@
 
 #include "tshape/Cost/Memory.h"
 
+#include "TestModels.h"
+
 #include <gtest/gtest.h>
 
 using namespace tshape;
@@ -15,20 +17,10 @@ using namespace tshape::cost;
 using model::ModelConfig;
 
 namespace {
-/// A GPT of Korthikanti et al.'s Table 3: s = 2048, v = 51,200, f = 4h,
-/// MHA, t = 8, d = 1, tied embeddings (Megatron-LM's GPT).
+/// A GPT of Korthikanti et al.'s Table 3: t = 8, d = 1.
 ModelConfig korthikantiGpt(int64_t heads, int64_t hidden, int64_t layers,
                            int64_t pp, int64_t microbatch) {
-  ModelConfig c;
-  c.microbatch = microbatch;
-  c.seq = 2048;
-  c.hidden = hidden;
-  c.vocab = 51200;
-  c.layers = layers;
-  c.attention.heads = heads;
-  c.attention.kvHeads = heads;
-  c.mlp.inner = 4 * hidden;
-  c.tiedEmbeddings = true;
+  ModelConfig c = testmodels::megatronGpt(heads, hidden, layers, microbatch);
   c.parallel.tp = 8;
   c.parallel.pp = pp;
   return c;
@@ -110,22 +102,8 @@ TEST(Memory, KorthikantiFigure1) {
 }
 
 namespace {
-/// A small model for hand derivations: h = 64, a = 4, f = 256, v = 128,
-/// L = 4, s = 16, b = 2, untied. Per layer 12 h^2 = 49,152 GEMM weights and
-/// two norm gains (128); embedding and LM head v h = 8192 each, plus the
-/// final norm gain (64).
-ModelConfig tiny() {
-  ModelConfig c;
-  c.microbatch = 2;
-  c.seq = 16;
-  c.hidden = 64;
-  c.vocab = 128;
-  c.layers = 4;
-  c.attention.heads = 4;
-  c.attention.kvHeads = 4;
-  c.mlp.inner = 256;
-  return c;
-}
+/// The small model for hand derivations (TestModels.h).
+ModelConfig tiny() { return testmodels::smallModel(); }
 
 MemoryEstimate estimate(const ModelConfig &c, const TrainingPlan &plan) {
   std::string error;

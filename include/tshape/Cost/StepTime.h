@@ -1,0 +1,147 @@
+//===- StepTime.h - The time of one training step of a plan -----*- C++ -*-===//
+//
+// The seconds one training step takes under a plan (the degrees of
+// `config.parallel` and a TrainingPlan, Memory.h) on a GPU target and a
+// cluster, component by component: the per-rank kernels of tshape's own
+// block models priced by predictKernel (so t and cp change the shapes and
+// their quantization), the memory-bound elementwise work, recompute, the
+// tensor-parallel collectives, the context-parallel ring exchange, the
+// pipeline bubble and point-to-point transfers, the data-parallel
+// gradient reduction (overlapped with the backward as Megatron-LM does),
+// and the optimizer step; with the model FLOPs of Narayanan et al. 2021,
+// Eq. 3, so that TFLOP/s per GPU compare with published runs.
+// docs/step-time.md states each formula and its source. Plain C++: no MLIR
+// types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_COST_STEPTIME_H
+#define TSHAPE_COST_STEPTIME_H
+
+#include "tshape/Cost/Cluster.h"
+#include "tshape/Cost/Memory.h"
+#include "tshape/Target/GpuTarget.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tshape::cost {
+
+/// Choices of the training engine that a step's time depends on and the
+/// memory does not.
+struct StepOptions {
+  /// Megatron-LM's --overlap-grad-reduce: the data-parallel gradient
+  /// reduction runs in buckets during the backward of the last microbatch.
+  bool overlapGradReduce = true;
+  /// Megatron-LM's --overlap-param-gather (distributed optimizer): the
+  /// parameter all-gather runs during the next step's first forward.
+  bool overlapParamGather = true;
+  /// A fused attention kernel's backward over its forward time
+  /// (FlashAttention-2: five matrix products against two, 2.5).
+  double attentionBackwardFactor = 2.5;
+};
+
+/// A communication's seconds per step: all of it, and what is on the
+/// critical path (not hidden behind compute).
+struct CommTime {
+  double total = 0;
+  double exposed = 0;
+  double hidden() const { return total - exposed; }
+};
+
+/// One pipeline stage's work for one microbatch, in seconds (all its
+/// model chunks).
+struct StageMicrobatch {
+  int64_t stage = 0;
+  double forward = 0;     ///< GEMMs and attention, forward
+  double backward = 0;    ///< GEMMs and attention, backward
+  double recompute = 0;   ///< the forward kernels run again
+  double elementwise = 0; ///< memory-bound work, recompute included
+  CommTime tp;            ///< tensor-parallel collectives (all exposed)
+  CommTime cp;            ///< context-parallel ring exchange
+  CommTime p2p;           ///< pipeline sends and receives (all exposed)
+  /// The critical path of one microbatch on this stage.
+  double total() const {
+    return forward + backward + recompute + elementwise + tp.exposed +
+           cp.exposed + p2p.exposed;
+  }
+};
+
+/// One named part of the step: seconds on the critical path, and for a
+/// communication the seconds hidden behind compute.
+struct StepLine {
+  std::string name;
+  double seconds = 0;
+  double hiddenSeconds = 0;
+};
+
+struct StepEstimate {
+  int64_t gpus = 0;         ///< tp x pp x dp x cp
+  int64_t globalBatch = 0;  ///< sequences per step: m x b x dp
+  int64_t microbatches = 0; ///< m
+  /// Per stage, one microbatch; `paceStage` is the slowest, which sets
+  /// the pipeline's pace.
+  std::vector<StageMicrobatch> stages;
+  size_t paceStage = 0;
+  /// The stage whose data-parallel communication and optimizer step end
+  /// the step last (`dp`, `optimizer` are its).
+  size_t lastStage = 0;
+  double microbatchTime = 0; ///< stages[paceStage].total()
+  /// (p - 1) / (v m): the pipeline bubble over the ideal m microbatches.
+  double bubbleFraction = 0;
+
+  // Seconds per step; the exposed parts sum to stepTime (lines()).
+  double compute = 0;     ///< m x (forward + backward)
+  double recompute = 0;   ///< m x recompute
+  double elementwise = 0; ///< m x elementwise
+  CommTime tp, cp, p2p;   ///< m x one microbatch's
+  double bubble = 0;      ///< (p - 1) / v microbatch times
+  CommTime dp;            ///< gradient reduction and parameter gather
+  double optimizer = 0;   ///< the optimizer step
+  double stepTime = 0;
+
+  /// Model FLOPs of the step, whole model (Narayanan et al. 2021, Eq. 3,
+  /// counting the recompute the plan does: full recompute gives Eq. 3's
+  /// 96 B s L h^2 (1 + s/(6h) + V/(16 L h))); and without any recompute
+  /// (72 B s L h^2 (1 + s/(6h) + V/(12 L h)), the FLOPs MFU counts).
+  double modelFlops = 0;
+  double modelFlopsNoRecompute = 0;
+  double tflopsPerGpu = 0;     ///< modelFlops / stepTime / gpus
+  double tokensPerSPerGpu = 0; ///< globalBatch x s / stepTime / gpus
+  /// modelFlopsNoRecompute / stepTime / gpus over the target's dense peak
+  /// (PaLM's MFU; Korthikanti et al. 2022, Table 5).
+  double mfu = 0;
+  /// tflopsPerGpu over the dense peak (counts the recompute).
+  double hfu = 0;
+
+  MemoryEstimate memory; ///< estimateMemory; memory.peak() is the peak
+
+  /// Every part of the step, named, in a fixed order; their `seconds` sum
+  /// to stepTime.
+  std::vector<StepLine> lines() const;
+};
+
+/// The model FLOPs of one step of `globalBatch` sequences (Narayanan et
+/// al. 2021, Eq. 3 and its derivation): forward 24 B s L h^2 (1 + s/(6h))
+/// + 6 B s h V; backward twice the forward; full recompute the layers'
+/// forward again, selective their attention core (4 B s^2 h L).
+double stepModelFlops(const model::ModelConfig &config, int64_t globalBatch,
+                      Recompute recompute);
+
+/// The time of one training step of `config` under `plan`; nullopt with
+/// `*error` set (the numbers and what to change) when the plan does not
+/// factor: every error of estimateMemory, fewer microbatches than
+/// pipeline stages, an interleaved schedule whose m is not a multiple of
+/// pp, a sequence not divisible by cp, a dtype without a dense peak on the
+/// target, a kernel the cost model cannot price.
+std::optional<StepEstimate> estimateStep(const model::ModelConfig &config,
+                                         const TrainingPlan &plan,
+                                         const target::GpuTarget &target,
+                                         const Cluster &cluster,
+                                         const StepOptions &options = {},
+                                         std::string *error = nullptr);
+
+} // namespace tshape::cost
+
+#endif // TSHAPE_COST_STEPTIME_H

@@ -1,0 +1,476 @@
+//===- StepTime.cpp - The time of one training step of a plan -------------===//
+//
+// Compute from the block models' per-rank kernels priced by predictKernel,
+// memory-bound elementwise bytes at the target's bandwidth, collectives
+// priced by the collective model on the cluster, the pipeline bubble, the
+// data-parallel reduction's overlap and the optimizer step.
+// docs/step-time.md derives each term and names its source.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/StepTime.h"
+
+#include "tshape/Cost/Collective.h"
+#include "tshape/Cost/PredictKernel.h"
+
+#include <algorithm>
+
+using namespace tshape;
+using namespace tshape::cost;
+using model::CollectiveOp;
+using model::ModelConfig;
+using model::Param;
+using model::Role;
+using model::Tier;
+
+std::vector<StepLine> StepEstimate::lines() const {
+  return {
+      {"compute", compute, 0},
+      {"recompute", recompute, 0},
+      {"elementwise", elementwise, 0},
+      {"tensor-parallel communication", tp.exposed, tp.hidden()},
+      {"context-parallel communication", cp.exposed, cp.hidden()},
+      {"pipeline send/recv", p2p.exposed, p2p.hidden()},
+      {"pipeline bubble", bubble, 0},
+      {"data-parallel communication", dp.exposed, dp.hidden()},
+      {"optimizer step", optimizer, 0},
+  };
+}
+
+double tshape::cost::stepModelFlops(const ModelConfig &c, int64_t globalBatch,
+                                    Recompute recompute) {
+  // Narayanan et al. 2021, Section 5.1: a layer's forward is
+  // 24 B s h^2 + 4 B s^2 h FLOPs, the logits 2 B s h V; the backward is
+  // twice the forward; full recompute runs the layers' forward once more
+  // (Eq. 3's 96 = 4 x 24); the logits are not recomputed, so they count
+  // 3 x 2 B s h V = 6 B s h V (Eq. 3's 96 B s L h^2 x V/(16 L h)).
+  const double B = double(globalBatch), s = double(getParam(c, Param::Seq));
+  const double h = double(getParam(c, Param::Hidden));
+  const double L = double(getParam(c, Param::Layers));
+  const double V = double(getParam(c, Param::Vocab));
+  const double layerFwd = 24 * B * s * L * h * h + 4 * B * s * s * h * L;
+  const double logitsFwd = 2 * B * s * h * V;
+  double flops = 3 * (layerFwd + logitsFwd);
+  if (recompute == Recompute::Full)
+    flops += layerFwd;
+  else if (recompute == Recompute::Selective)
+    flops += 4 * B * s * s * h * L; // the attention core's two products
+  return flops;
+}
+
+namespace {
+constexpr double kUs = 1e-6;
+
+/// Seconds of a collective; `ok` cleared and `err` set when the model
+/// cannot price it.
+struct Pricer {
+  const Cluster &cluster;
+  std::string err;
+
+  double collective(CollectiveOp op, double bytes, int64_t ranks, Tier tier) {
+    if (ranks <= 1 || bytes <= 0)
+      return 0;
+    CollectiveEstimate e =
+        estimateCollective({op, bytes, ranks, tier}, cluster);
+    if (!e.supported && err.empty())
+      err = e.unsupported;
+    return e.predictedUs * kUs;
+  }
+};
+
+/// The tier a group of `ranks` GPUs, `stride` ranks apart in Megatron-LM's
+/// rank order (tp fastest, then cp, dp, pp), talks on: the node when the
+/// whole span fits in one NVLink domain.
+Tier tierOf(int64_t ranks, int64_t stride, const Cluster &cluster) {
+  return ranks * stride <= cluster.gpusPerNode ? Tier::Node : Tier::Network;
+}
+
+/// One decoder layer's work for one microbatch on one rank, in seconds.
+struct LayerTime {
+  double forward = 0, backward = 0;
+  double coreForward = 0, coreBackward = 0; ///< the attention core's share
+};
+
+/// The config of one rank's kernels: the context-parallel rank holds s/cp
+/// of each sequence. (The blocks state no cp split yet; this is the one
+/// place the step model states it, as Memory.cpp does for activations.)
+ModelConfig rankConfig(const ModelConfig &c) {
+  ModelConfig r = c;
+  const int64_t cp = getParam(c, Param::Cp);
+  setParam(r, Param::Seq, getParam(c, Param::Seq) / cp);
+  return r;
+}
+
+std::optional<LayerTime> layerTime(const ModelConfig &c,
+                                   const target::GpuTarget &target,
+                                   const StepOptions &opt, std::string &err) {
+  const ModelConfig rc = rankConfig(c);
+  const int64_t cp = getParam(c, Param::Cp);
+  std::vector<model::Kernel> kernels =
+      model::layerKernels(rc, model::RunShape::train(), 0);
+  if (kernels.empty()) {
+    err = "the model has no kernels (an invalid config)";
+    return std::nullopt;
+  }
+  LayerTime t;
+  for (const model::Kernel &k : kernels) {
+    const model::GemmSpec *g = k.gemm();
+    const bool core = k.role() == Role::AttnScore ||
+                      k.role() == Role::AttnValue ||
+                      k.role() == Role::Attention;
+    const bool forward = !g || g->pass == model::GemmPass::Forward;
+    // A fused attention's backward is priced from its forward kernel
+    // (StepOptions::attentionBackwardFactor), not as unfused GEMMs.
+    if (core && !forward && c.attention.fused)
+      continue;
+    KernelEstimate e = predictKernel(k, c.dtype, target);
+    if (!e.supported) {
+      err = "cannot price " + k.name() + ": " + e.unsupported;
+      return std::nullopt;
+    }
+    // Ring attention: each rank computes its s/cp queries against all s
+    // keys, cp blocks of the (s/cp)-long kernel.
+    double sec = e.predictedUs * kUs * (core ? double(cp) : 1.0);
+    if (forward) {
+      t.forward += sec;
+      if (core)
+        t.coreForward += sec;
+      if (core && c.attention.fused) {
+        double bwd = sec * opt.attentionBackwardFactor;
+        t.backward += bwd;
+        t.coreBackward += bwd;
+      }
+    } else {
+      t.backward += sec;
+      if (core)
+        t.coreBackward += sec;
+    }
+  }
+  return t;
+}
+
+/// The memory-bound bytes of one decoder layer's forward on one rank for
+/// one microbatch (docs/step-time.md): norms, residual adds and dropouts
+/// on the s b h activations, the MLP's activation on s b f/t, and, when
+/// the attention is not fused, the softmax and dropout on the scores.
+struct ElementwiseBytes {
+  double forward = 0;
+  double core = 0; ///< the attention core's (unfused only)
+};
+
+ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
+  const double e = double(model::dtypeBytes(c.dtype));
+  const double t = double(getParam(c, Param::Tp));
+  const double cp = double(getParam(c, Param::Cp));
+  const double s = double(getParam(c, Param::Seq));
+  const double tokens = double(getParam(c, Param::Microbatch)) * s / cp;
+  const double h = double(getParam(c, Param::Hidden));
+  const double f = double(getParam(c, Param::Ffn));
+  const double a = double(getParam(c, Param::Heads));
+  // Per residual sub-layer: a norm (read x, write y: 2 elements) and a
+  // fused dropout + residual add (read the branch and the residual, write
+  // the sum: 3 elements, and a 1-byte mask): 5 elements + 1 byte per
+  // token and hidden unit; replicated over t unless sequence parallel.
+  const double perToken = double(c.layerBlocks.size()) * (5 * e + 1) * h;
+  ElementwiseBytes b;
+  b.forward = tokens * perToken / (sp ? t : 1.0);
+  // The MLP's activation: read the up (and gate) output, write the input
+  // of the down projection.
+  b.forward += tokens * (f / t) * e * (c.mlp.gated ? 3 : 2);
+  if (!c.attention.fused) {
+    // Scaled, masked softmax (read, write) and dropout (read, write, 1-byte
+    // mask) on the a/t heads' (s/cp) x s scores.
+    const double scores = (a / t) * tokens * s;
+    b.core = scores * (4 * e + 1);
+    b.forward += b.core;
+  }
+  return b;
+}
+
+double memoryBoundSeconds(double bytes, const target::GpuTarget &t) {
+  return bytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency);
+}
+
+std::string checkStep(const ModelConfig &c, const TrainingPlan &plan,
+                      const target::GpuTarget &target) {
+  const int64_t p = c.parallel.pp, m = plan.microbatches;
+  if (p > 1 && m < p)
+    return "microbatches " + std::to_string(m) + " < pp " +
+           std::to_string(p) + ": the pipeline never fills (" +
+           scheduleName(plan.schedule) + " needs m >= pp; raise the global "
+           "batch or lower pp)";
+  if (plan.schedule == PipelineSchedule::Interleaved && m % p != 0)
+    return "microbatches " + std::to_string(m) + " not divisible by pp " +
+           std::to_string(p) + " with the interleaved schedule (Megatron-LM's "
+           "interleaved schedule requires it)";
+  const int64_t s = getParam(c, Param::Seq), cp = c.parallel.cp;
+  if (cp > 1 && s % cp != 0)
+    return "seq " + std::to_string(s) + " not divisible by cp " +
+           std::to_string(cp);
+  if (target.peak(c.dtype) <= 0)
+    return target.name + " has no dense " + model::dtypeName(c.dtype) +
+           " peak: choose another dtype or target";
+  if (target.memoryBandwidthGBs <= 0)
+    return target.name + " states no memory bandwidth";
+  return "";
+}
+} // namespace
+
+std::optional<StepEstimate>
+tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
+                           const target::GpuTarget &target,
+                           const Cluster &cluster, const StepOptions &opt,
+                           std::string *error) {
+  auto fail = [&](const std::string &msg) -> std::optional<StepEstimate> {
+    if (error)
+      *error = msg;
+    return std::nullopt;
+  };
+  StepEstimate est;
+  {
+    std::string memErr;
+    std::optional<MemoryEstimate> mem = estimateMemory(c, plan, &memErr);
+    if (!mem)
+      return fail(memErr);
+    est.memory = std::move(*mem);
+  }
+  if (std::string bad = checkStep(c, plan, target); !bad.empty())
+    return fail(bad);
+
+  const model::Parallelism &par = c.parallel;
+  const int64_t t = par.tp, p = par.pp, d = par.dp, cp = par.cp;
+  const int64_t v = plan.virtualStages, m = plan.microbatches;
+  const int64_t layers = getParam(c, Param::Layers);
+  const int64_t layersPerStage = layers / p;
+  const bool sp = plan.sequenceParallel && t > 1;
+  const double e = double(model::dtypeBytes(c.dtype));
+  const double tokens = double(getParam(c, Param::Microbatch)) *
+                        double(getParam(c, Param::Seq)) / double(cp);
+  const double h = double(getParam(c, Param::Hidden));
+  est.gpus = t * p * d * cp;
+  est.microbatches = m;
+  est.globalBatch = m * getParam(c, Param::Microbatch) * d;
+
+  std::string err;
+  std::optional<LayerTime> lt = layerTime(c, target, opt, err);
+  if (!lt)
+    return fail(err);
+  Pricer price{cluster, ""};
+
+  // One decoder layer, one microbatch.
+  const ElementwiseBytes eb = elementwiseBytes(c, sp);
+  double recomputeKernels = 0, recomputeBytes = 0;
+  if (plan.recompute == Recompute::Full) {
+    recomputeKernels = lt->forward;
+    recomputeBytes = eb.forward;
+  } else if (plan.recompute == Recompute::Selective) {
+    recomputeKernels = lt->coreForward;
+    recomputeBytes = eb.core;
+  }
+  // Forward once, backward about twice the bytes (read the output's
+  // gradient and the saved input, write the input's gradient).
+  const double layerElementwise =
+      memoryBoundSeconds(3 * eb.forward + recomputeBytes, target);
+
+  // Tensor parallelism: per residual sub-layer one all-reduce of the
+  // b s h activations forward (g) and one backward (f) (Megatron-LM); with
+  // sequence parallelism an all-gather and a reduce-scatter of the same
+  // gathered size instead. Full recompute runs the forward's again.
+  const int64_t subLayers = int64_t(c.layerBlocks.size());
+  const double actBytes = tokens * h * e;
+  const Tier tpTier = tierOf(t, 1, cluster);
+  double tpOne = sp ? price.collective(CollectiveOp::AllGather, actBytes, t,
+                                       tpTier) +
+                          price.collective(CollectiveOp::ReduceScatter,
+                                           actBytes, t, tpTier)
+                    : price.collective(CollectiveOp::AllReduce, actBytes, t,
+                                       tpTier);
+  const int64_t tpPasses = plan.recompute == Recompute::Full ? 3 : 2;
+  const double layerTp = double(subLayers * tpPasses) * tpOne;
+  // The vocabulary-parallel embedding's all-reduce (first stage, forward)
+  // and the LM head's input-gradient all-reduce (last stage, backward);
+  // with sequence parallelism a reduce-scatter and an all-gather.
+  const double edgeTp =
+      sp ? price.collective(CollectiveOp::ReduceScatter, actBytes, t, tpTier)
+         : price.collective(CollectiveOp::AllReduce, actBytes, t, tpTier);
+
+  // Context parallelism: a ring of cp - 1 exchanges of this rank's K and V
+  // (b s/cp kv_heads/t d each) forward; K, V and their gradients backward;
+  // each step hides behind the attention core's block of that step.
+  CommTime layerCp;
+  if (cp > 1) {
+    const double kvHeads = double(std::max<int64_t>(
+        1, getParam(c, Param::KvHeads) / t));
+    const double kvBytes = 2 * tokens * kvHeads * double(c.headDim()) * e;
+    const Tier cpTier = tierOf(cp, t, cluster);
+    const double step =
+        price.collective(CollectiveOp::SendRecv, kvBytes, 2, cpTier);
+    const double fwd = double(cp - 1) * step, bwd = 2 * fwd;
+    const int64_t fwdPasses = plan.recompute == Recompute::None ? 1 : 2;
+    layerCp.total = fwd * fwdPasses + bwd;
+    layerCp.exposed = fwdPasses * std::max(0.0, fwd - lt->coreForward) +
+                      std::max(0.0, bwd - lt->coreBackward);
+  }
+
+  // The LM head (last stage): its GEMMs and the fp32 cross-entropy over
+  // v/t logits (read the bf16 logits, write fp32 losses forward; read,
+  // write the gradient backward: about 12 bytes per logit).
+  double logitsFwd = 0, logitsBwd = 0;
+  for (const model::Kernel &k : model::blockKernels(
+           model::BlockKind::LMHead, rankConfig(c), model::RunShape::train(),
+           -1)) {
+    KernelEstimate ke = predictKernel(k, c.dtype, target);
+    if (!ke.supported)
+      return fail("cannot price " + k.name() + ": " + ke.unsupported);
+    const model::GemmSpec *g = k.gemm();
+    (g && g->pass != model::GemmPass::Forward ? logitsBwd : logitsFwd) +=
+        ke.predictedUs * kUs;
+  }
+  const double vocabRank =
+      double(getParam(c, Param::Vocab)) /
+      double(model::splitDegree(Param::Vocab, model::bindings(c)));
+  const double lossSeconds =
+      memoryBoundSeconds(12 * tokens * vocabRank, target);
+
+  // Pipeline send/recv: each model chunk sends its output forward and
+  // receives its gradient back once per microbatch, b s h, to a stage
+  // tp cp dp ranks away. Each tensor-parallel rank sends its 1/t share:
+  // with sequence parallelism it holds only that; without, Megatron-LM's
+  // scatter/gather optimization (Narayanan et al. 2021, Section 4.1) sends
+  // 1/t per rank and all-gathers it in the node at the receiver.
+  CommTime p2pOne;
+  if (p > 1) {
+    const Tier ppTier = tierOf(p, t * cp * d, cluster);
+    double one = price.collective(CollectiveOp::SendRecv,
+                                  actBytes / double(t), 2, ppTier);
+    if (t > 1 && !sp)
+      one += price.collective(CollectiveOp::AllGather, actBytes, t, tpTier);
+    p2pOne.total = p2pOne.exposed = 2 * double(v) * one;
+  }
+
+  for (int64_t i = 0; i < p; ++i) {
+    StageMicrobatch st;
+    st.stage = i;
+    const double n = double(layersPerStage);
+    st.forward = n * lt->forward;
+    st.backward = n * lt->backward;
+    st.recompute = n * recomputeKernels;
+    st.elementwise = n * layerElementwise;
+    st.tp.total = st.tp.exposed = n * layerTp;
+    st.cp.total = n * layerCp.total;
+    st.cp.exposed = n * layerCp.exposed;
+    st.p2p = p2pOne;
+    if (i == 0)
+      st.tp.total = st.tp.exposed += edgeTp;
+    if (i == p - 1) {
+      st.forward += logitsFwd;
+      st.backward += logitsBwd;
+      st.elementwise += lossSeconds;
+      st.tp.total = st.tp.exposed += edgeTp;
+    }
+    est.stages.push_back(st);
+  }
+  if (!price.err.empty())
+    return fail(price.err);
+  for (size_t i = 1; i < est.stages.size(); ++i)
+    if (est.stages[i].total() > est.stages[est.paceStage].total())
+      est.paceStage = i;
+  const StageMicrobatch &pace = est.stages[est.paceStage];
+  est.microbatchTime = pace.total();
+
+  // The pipeline: m microbatches at the slowest stage's pace plus the
+  // bubble, (p - 1)/(v m) of them (Narayanan et al. 2021, Section 2.2).
+  const double md = double(m);
+  est.bubbleFraction = double(p - 1) / (double(v) * md);
+  est.bubble = est.bubbleFraction * md * est.microbatchTime;
+  est.compute = md * (pace.forward + pace.backward);
+  est.recompute = md * pace.recompute;
+  est.elementwise = md * pace.elementwise;
+  est.tp = {md * pace.tp.total, md * pace.tp.exposed};
+  est.cp = {md * pace.cp.total, md * pace.cp.exposed};
+  est.p2p = {md * pace.p2p.total, md * pace.p2p.exposed};
+
+  // Data parallelism over the d x cp ranks that hold the same weights, and
+  // the optimizer step, per stage; the stage that finishes last ends the
+  // step.
+  const int64_t group = d * cp;
+  const Tier dpTier = tierOf(group, t, cluster);
+  double worst = -1;
+  for (size_t i = 0; i < est.stages.size(); ++i) {
+    const StageMemory &mem = est.memory.stages[i];
+    const StageMicrobatch &st = est.stages[i];
+    const double params =
+        double(mem.layerState.params + mem.embeddingState.params);
+    const double gradBytes = params * double(plan.bytes.gradients);
+    const double weightBytes = params * double(plan.bytes.weights);
+    // The backward of the last microbatch, and the forward of the first,
+    // hide the reduction and the gather except the last layer's bucket
+    // (Megatron-LM's --overlap-grad-reduce / --overlap-param-gather).
+    const double share = 1.0 / double(std::max<int64_t>(1, mem.layers));
+    auto overlapped = [&](double total, double window, bool on) {
+      if (!on)
+        return total;
+      return std::max(total * share, total - window * (1 - share));
+    };
+    CommTime dp;
+    if (group > 1) {
+      const double bwdWindow = st.backward + st.recompute;
+      const double fwdWindow = st.forward;
+      if (plan.sharding == StateSharding::None) {
+        dp.total = price.collective(CollectiveOp::AllReduce, gradBytes, group,
+                                    dpTier);
+        dp.exposed = overlapped(dp.total, bwdWindow, opt.overlapGradReduce);
+      } else {
+        const double rs = price.collective(CollectiveOp::ReduceScatter,
+                                           gradBytes, group, dpTier);
+        const double ag = price.collective(CollectiveOp::AllGather,
+                                           weightBytes, group, dpTier);
+        if (plan.sharding == StateSharding::DistributedOptimizer) {
+          dp.total = rs + ag;
+          dp.exposed = overlapped(rs, bwdWindow, opt.overlapGradReduce) +
+                       overlapped(ag, fwdWindow, opt.overlapParamGather);
+        } else {
+          // FSDP: the weights are gathered for every microbatch's forward
+          // and backward, each behind that pass's compute.
+          dp.total = rs + 2 * md * ag;
+          dp.exposed = overlapped(rs, bwdWindow, opt.overlapGradReduce) +
+                       md * (overlapped(ag, fwdWindow, true) +
+                             overlapped(ag, bwdWindow, true));
+        }
+      }
+    }
+    // Adam reads and writes its state (2 x optimizer bytes) and reads the
+    // gradients and writes the weights of the parameters this GPU updates.
+    const double optBytes =
+        mem.layerState.optimizer + mem.embeddingState.optimizer;
+    const double perParam = double(plan.bytes.optimizer);
+    const double moved =
+        optBytes * (2 + double(plan.bytes.gradients + plan.bytes.weights) /
+                            perParam);
+    const double optSeconds = memoryBoundSeconds(moved, target);
+    if (!price.err.empty())
+      return fail(price.err);
+    if (dp.exposed + optSeconds > worst) {
+      worst = dp.exposed + optSeconds;
+      est.lastStage = i;
+      est.dp = dp;
+      est.optimizer = optSeconds;
+    }
+  }
+
+  est.stepTime = 0;
+  for (const StepLine &l : est.lines())
+    est.stepTime += l.seconds;
+
+  est.modelFlops = stepModelFlops(c, est.globalBatch, plan.recompute);
+  est.modelFlopsNoRecompute =
+      stepModelFlops(c, est.globalBatch, Recompute::None);
+  const double perGpu = est.stepTime * double(est.gpus);
+  const double peak = target.peak(c.dtype) * 1e12;
+  est.tflopsPerGpu = est.modelFlops / perGpu / 1e12;
+  est.tokensPerSPerGpu =
+      double(est.globalBatch) * double(getParam(c, Param::Seq)) / perGpu;
+  est.mfu = est.modelFlopsNoRecompute / perGpu / peak;
+  est.hfu = est.modelFlops / perGpu / peak;
+  return est;
+}

@@ -1,0 +1,51 @@
+//===- TestModels.h - Model configs shared by the cost-model tests -*- C++ -*-===//
+//
+// The small model the memory and step-time tests derive by hand, and the
+// GPT of the Megatron-LM papers (Narayanan et al. 2021, Korthikanti et al.
+// 2022; parallel-notes.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_UNITTESTS_TESTMODELS_H
+#define TSHAPE_UNITTESTS_TESTMODELS_H
+
+#include "tshape/Model/Transformer.h"
+
+namespace tshape::testmodels {
+
+/// h = 64, a = 4, f = 256, v = 128, L = 4, s = 16, b = 2, untied, MHA,
+/// unfused attention, bf16. Per layer 12 h^2 = 49,152 GEMM weights and two
+/// norm gains (128); embedding and LM head v h = 8192 each, plus the final
+/// norm gain (64).
+inline model::ModelConfig smallModel() {
+  model::ModelConfig c;
+  c.microbatch = 2;
+  c.seq = 16;
+  c.hidden = 64;
+  c.vocab = 128;
+  c.layers = 4;
+  c.attention.heads = 4;
+  c.attention.kvHeads = 4;
+  c.mlp.inner = 256;
+  return c;
+}
+
+/// Megatron-LM's GPT: s = 2048, v = 51,200, f = 4h, MHA, tied embeddings.
+inline model::ModelConfig megatronGpt(int64_t heads, int64_t hidden,
+                                      int64_t layers, int64_t microbatch) {
+  model::ModelConfig c;
+  c.microbatch = microbatch;
+  c.seq = 2048;
+  c.hidden = hidden;
+  c.vocab = 51200;
+  c.layers = layers;
+  c.attention.heads = heads;
+  c.attention.kvHeads = heads;
+  c.mlp.inner = 4 * hidden;
+  c.tiedEmbeddings = true;
+  return c;
+}
+
+} // namespace tshape::testmodels
+
+#endif // TSHAPE_UNITTESTS_TESTMODELS_H
