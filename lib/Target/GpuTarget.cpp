@@ -27,7 +27,7 @@ std::vector<TileConfig> defaultTiles() {
 // Peak order: BF16, FP16, FP32, TF32, FP8 (model::DType).
 GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms,
                double bf16, double fp16, double fp32, double tf32, double fp8,
-               double bwGBs, double l2MB) {
+               double bwGBs, double l2MB, double memoryGiB) {
   GpuTarget t;
   t.name = name;
   t.description = desc;
@@ -40,6 +40,7 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   t.peakTflops[4] = fp8;
   t.memoryBandwidthGBs = bwGBs;
   t.l2MB = l2MB;
+  t.memoryGiB = memoryGiB;
   t.tiles = defaultTiles();
   bool volta = std::string(arch) == "volta";
   t.bestAlignBytes = volta ? 16 : 128;
@@ -126,30 +127,30 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
         // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
         with(make("v100", "NVIDIA V100 SXM2 32GB", "volta", 80, 15.7, 125, 15.7,
-                  15.7, 0, 900, 6),
+                  15.7, 0, 900, 6, 32),
              a100, fromA100),
         with(make("a100-40gb", "NVIDIA A100 SXM4 40GB", "ampere", 108, 312, 312,
-                  19.5, 156, 0, 1555, 40),
+                  19.5, 156, 0, 1555, 40, 40),
              a100, fromA100),
         with(make("a100-80gb", "NVIDIA A100 SXM4 80GB", "ampere", 108, 312, 312,
-                  19.5, 156, 0, 2039, 40),
+                  19.5, 156, 0, 2039, 40, 80),
              a100,
              "fitted on A100 SXM bf16 GEMM and prefill-attention timings "
              "(aiconfigurator)"),
         with(make("h100-sxm", "NVIDIA H100 SXM5 80GB", "hopper", 132, 989.4,
-                  989.4, 66.9, 494.7, 1978.9, 3350, 50),
+                  989.4, 66.9, 494.7, 1978.9, 3350, 50, 80),
              h100,
              "fitted on H100 SXM bf16 GEMM and prefill-attention timings "
              "(aiconfigurator)"),
         with(make("h100-pcie", "NVIDIA H100 PCIe 80GB", "hopper", 114, 756, 756,
-                  51.2, 378, 1513, 2000, 50),
+                  51.2, 378, 1513, 2000, 50, 80),
              h100, fromH100),
         with(make("h200", "NVIDIA H200 SXM 141GB", "hopper", 132, 989.4, 989.4,
-                  66.9, 494.7, 1978.9, 4800, 50),
+                  66.9, 494.7, 1978.9, 4800, 50, 141),
              h100, fromH100),
         with(
             make("b200", "NVIDIA B200 (HGX, 1000 W)", "blackwell", 148, 2250,
-                 2250, 75, 1100, 4500, 7700, 126),
+                 2250, 75, 1100, 4500, 7700, 126, 180),
             b200Gemm() + h100Attention(),
             "GEMM constants fitted on B200 bf16 GEMM timings (aiconfigurator); "
             "attention constants from the H100 SXM fit (no B200 attention "
@@ -158,16 +159,16 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         // 1,200 W): the B200's die, so its SM count, L2 and fits.
         with(make("gb200", "NVIDIA GB200 (Grace Blackwell superchip GPU, "
                            "1200 W)",
-                  "blackwell", 148, 2500, 2500, 90, 1250, 5000, 8000, 126),
+                  "blackwell", 148, 2500, 2500, 90, 1250, 5000, 8000, 126, 186),
              b200Gemm() + h100Attention(),
              "derived: the B200 GEMM fit and the H100 SXM attention fit with "
              "this GPU's datasheet peaks and bandwidth (no timings of this "
              "GPU)"),
         with(make("l40s", "NVIDIA L40S 48GB", "ada", 142, 362.05, 362.05, 91.6,
-                  183, 733, 864, 96),
+                  183, 733, 864, 96, 48),
              a100, fromA100),
         with(make("rtx4090", "NVIDIA GeForce RTX 4090", "ada", 128, 165.2,
-                  165.2, 82.6, 82.6, 330.3, 1008, 72),
+                  165.2, 82.6, 82.6, 330.3, 1008, 72, 24),
              a100, fromA100),
     };
   }();

@@ -82,7 +82,7 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     t.description = d->str();
   if (auto a = o->getString("arch"))
     t.arch = a->str();
-  double bw = t.memoryBandwidthGBs, l2 = t.l2MB;
+  double bw = t.memoryBandwidthGBs, l2 = t.l2MB, mem = t.memoryGiB;
   size_t constantsSet = 0;
   for (const ModelConstant &c : modelConstants()) {
     const json::Value *v = o->get(c.key);
@@ -116,12 +116,14 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
   if (!integer(*o, "sm_count", t.smCount, req, error) ||
       !number(*o, "memory_bandwidth_gbs", bw, req, error) ||
       !number(*o, "l2_mb", l2, false, error) ||
+      !number(*o, "memory_gib", mem, false, error) ||
       !integer(*o, "min_align_bytes", t.minAlignBytes, false, error) ||
       !integer(*o, "best_align_bytes", t.bestAlignBytes, false, error) ||
       !integer(*o, "k_tile_bytes", t.kTileBytes, false, error))
     return std::nullopt;
   t.memoryBandwidthGBs = bw;
   t.l2MB = l2;
+  t.memoryGiB = mem;
   for (auto [key, v] : {std::pair<const char *, int64_t>{"min_align_bytes",
                                                          t.minAlignBytes},
                         {"best_align_bytes", t.bestAlignBytes},

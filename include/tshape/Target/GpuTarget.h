@@ -41,6 +41,10 @@ struct GpuTarget {
   /// type has no GEMM path on this GPU.
   double peakTflops[kNumDTypes] = {0, 0, 0, 0, 0};
   double memoryBandwidthGBs = 0; ///< DRAM bandwidth, GB/s
+  /// Device memory in GiB (the datasheet's "80GB" HBM is 80 GiB: HBM
+  /// stacks come in binary sizes); 0 when unknown. What a training plan's
+  /// memory per GPU must fit in (tshape-plan).
+  double memoryGiB = 0;
   double l2MB = 0;
   int64_t minAlignBytes = 16;  ///< tensor cores need 16-byte multiples
   int64_t bestAlignBytes = 128; ///< 128 bytes from Ampere on
