@@ -124,3 +124,123 @@ TEST(Megatron, DegreesComeFromTheTable) {
   EXPECT_NE(args.find("--make-vocab-size-divisible-by 64"), std::string::npos)
       << args;
 }
+
+namespace {
+/// GPT-2-small shapes on tp 2, pp 4, dp 8 (as above), untied, bf16.
+tshape::model::ModelConfig planModel() {
+  tshape::model::ModelConfig c;
+  c.hidden = 768;
+  c.layers = 24;
+  c.vocab = 50304;
+  c.seq = 1024;
+  c.microbatch = 2;
+  c.attention.heads = c.attention.kvHeads = 12;
+  c.mlp.inner = 3072;
+  c.parallel = {2, 4, 8, 1, 1};
+  return c;
+}
+bool has(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
+} // namespace
+
+TEST(Megatron, PlanFlags) {
+  tshape::cost::TrainingPlan plan;
+  plan.schedule = tshape::cost::PipelineSchedule::Interleaved;
+  plan.virtualStages = 3; // 24 / 4 = 6 layers per stage, 2 per chunk
+  plan.microbatches = 16;
+  plan.recompute = tshape::cost::Recompute::Full;
+  plan.sequenceParallel = true;
+  plan.sharding = tshape::cost::StateSharding::DistributedOptimizer;
+  std::string error;
+  auto launch = tshape::megatronLaunch(planModel(), 50257, plan, &error);
+  ASSERT_TRUE(launch) << error;
+  const std::string &a = launch->arguments;
+  EXPECT_TRUE(has(a, "--pipeline-model-parallel-size 4")) << a;
+  EXPECT_TRUE(has(a, "--num-layers-per-virtual-pipeline-stage 2")) << a;
+  EXPECT_TRUE(has(a, "--sequence-parallel")) << a;
+  EXPECT_TRUE(has(a, "--recompute-granularity full --recompute-method "
+                     "uniform --recompute-num-layers 1"))
+      << a;
+  EXPECT_TRUE(has(a, "--use-distributed-optimizer")) << a;
+  EXPECT_TRUE(has(a, "--micro-batch-size 2")) << a;
+  // m b d = 16 x 2 x 8.
+  EXPECT_TRUE(has(a, "--global-batch-size 256")) << a;
+  EXPECT_FALSE(has(a, "#")) << a;
+  EXPECT_EQ(launch->environment, "CUDA_DEVICE_MAX_CONNECTIONS=1");
+  EXPECT_EQ(launch->command(512, 8).rfind(
+                "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nnodes 64 "
+                "--nproc-per-node 8 pretrain_gpt.py --num-layers 24",
+                0),
+            0u);
+
+  // Selective: granularity only (Megatron-LM rejects a method with it).
+  plan.recompute = tshape::cost::Recompute::Selective;
+  launch = tshape::megatronLaunch(planModel(), 50257, plan, &error);
+  ASSERT_TRUE(launch) << error;
+  EXPECT_TRUE(has(launch->arguments, "--recompute-granularity selective"));
+  EXPECT_FALSE(has(launch->arguments, "--recompute-method"));
+}
+
+TEST(Megatron, SequenceParallelAtTp1IsANote) {
+  tshape::model::ModelConfig c = planModel();
+  c.parallel.tp = 1;
+  tshape::cost::TrainingPlan plan;
+  plan.microbatches = 4;
+  plan.sequenceParallel = true;
+  auto launch = tshape::megatronLaunch(c, 50257, plan);
+  ASSERT_TRUE(launch);
+  EXPECT_FALSE(has(launch->arguments, "--sequence-parallel"));
+  ASSERT_EQ(launch->notes.size(), 1u);
+  EXPECT_TRUE(has(launch->notes[0], "needs tp > 1"));
+  EXPECT_EQ(launch->environment, "");
+}
+
+TEST(Megatron, RulesOfArgumentsPy) {
+  tshape::cost::TrainingPlan plan;
+  plan.microbatches = 8;
+  tshape::model::ModelConfig c = planModel();
+  EXPECT_FALSE(tshape::checkMegatronRules(c, plan));
+  // Layers not divisible by pp.
+  c.parallel.pp = 5;
+  auto broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "num-layers 24 not divisible by "
+                           "pipeline-model-parallel-size 5"))
+      << *broken;
+  // The interleaved schedule at pp 2.
+  c.parallel.pp = 2;
+  plan.virtualStages = 2;
+  broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "needs pipeline-model-parallel-size > 2, got 2"));
+  // 24 / 4 = 6 layers per stage, not divisible by 4 chunks.
+  c.parallel.pp = 4;
+  plan.virtualStages = 4;
+  broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "layers per pipeline stage 6 (24/4) not divisible "
+                           "by 4 virtual stages"))
+      << *broken;
+  plan.virtualStages = 1;
+  // Context parallelism needs s divisible by 2 cp.
+  c.parallel.cp = 3;
+  broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "seq-length 1024 not a multiple of 2 x "
+                           "context-parallel-size = 6"));
+  c.parallel.cp = 1;
+  // Key/value groups must be a multiple of tp (tshape replicates; Megatron
+  // does not).
+  c.attention.kvHeads = 1;
+  broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "num-query-groups 1 not a multiple of "
+                           "tensor-model-parallel-size 2"));
+  c.attention.kvHeads = 12;
+  // FSDP2 with pipeline parallelism.
+  plan.sharding = tshape::cost::StateSharding::Fsdp;
+  broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "--use-torch-fsdp2 is not supported with pipeline"));
+}

@@ -2,40 +2,48 @@
 
 #include "tshape/Interop/Megatron.h"
 
+#include <algorithm>
+
 using namespace tshape;
 using namespace tshape::model;
 
-std::string tshape::megatronArguments(const ModelConfig &c,
-                                      int64_t originalVocab) {
+namespace {
+/// Appends flags to one argument line.
+struct ArgLine {
+  std::string s;
+  void flag(const std::string &name) { s += (s.empty() ? "" : " ") + name; }
+  void arg(const std::string &name, int64_t v) {
+    flag(name + " " + std::to_string(v));
+  }
+};
+
+const char *flagOf(Param p) { return model::paramInfo(p).megatronFlag; }
+
+/// The model's flags (and its degrees and microbatch) into `line`; what
+/// Megatron-LM cannot express into `notes`.
+void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
+                    std::vector<std::string> &notes) {
   // The flag of each parameter comes from the vocabulary (Params.h), its
   // value through the table's accessor.
-  auto flagOf = [](Param p) { return model::paramInfo(p).megatronFlag; };
-  std::string s;
-  auto arg = [&](const char *name, int64_t v) {
-    s += std::string(s.empty() ? "" : " ") + name + " " + std::to_string(v);
-  };
-  auto flag = [&](const char *name) {
-    s += std::string(s.empty() ? "" : " ") + name;
-  };
   auto value = [&](Param p) { return getParam(c, p); };
-  arg(flagOf(Param::Layers), value(Param::Layers));
-  arg(flagOf(Param::Hidden), value(Param::Hidden));
-  arg(flagOf(Param::Heads), value(Param::Heads));
+  line.arg(flagOf(Param::Layers), value(Param::Layers));
+  line.arg(flagOf(Param::Hidden), value(Param::Hidden));
+  line.arg(flagOf(Param::Heads), value(Param::Heads));
   if (value(Param::KvHeads) != value(Param::Heads)) {
-    flag("--group-query-attention");
-    arg(flagOf(Param::KvHeads), value(Param::KvHeads));
+    line.flag("--group-query-attention");
+    line.arg(flagOf(Param::KvHeads), value(Param::KvHeads));
   }
   if (value(Param::HeadDim))
-    arg(flagOf(Param::HeadDim), value(Param::HeadDim));
-  arg(flagOf(Param::Ffn), value(Param::Ffn));
-  arg(flagOf(Param::Seq), value(Param::Seq));
-  arg("--max-position-embeddings", value(Param::Seq));
-  arg(flagOf(Param::Microbatch), value(Param::Microbatch));
+    line.arg(flagOf(Param::HeadDim), value(Param::HeadDim));
+  line.arg(flagOf(Param::Ffn), value(Param::Ffn));
+  line.arg(flagOf(Param::Seq), value(Param::Seq));
+  line.arg("--max-position-embeddings", value(Param::Seq));
+  line.arg(flagOf(Param::Microbatch), value(Param::Microbatch));
   // Degrees: tp always; the others with a flag when they are not 1.
   for (Param p : model::allParams())
     if (model::paramInfo(p).kind == model::ParamKind::Degree &&
         *flagOf(p) && (p == Param::Tp || value(p) != 1))
-      arg(flagOf(p), value(p));
+      line.arg(flagOf(p), value(p));
   // Megatron pads the tokenizer's vocabulary up to a multiple of
   // (divisible-by x the degree that splits it): pick the largest power of
   // two that lands exactly on the model's vocab.
@@ -48,23 +56,171 @@ std::string tshape::megatronArguments(const ModelConfig &c,
       best = x;
   }
   if (best)
-    arg(flagOf(Param::Vocab), best);
+    line.arg(flagOf(Param::Vocab), best);
   else
-    s += " # vocab " + std::to_string(vocab) +
-         " is not reachable by Megatron's padding from " + std::to_string(vo);
+    notes.push_back("vocab " + std::to_string(vocab) +
+                    " is not reachable by Megatron's padding from " +
+                    std::to_string(vo) + " (" + flagOf(Param::Vocab) +
+                    " not written)");
   if (c.mlp.gated && c.mlp.activation == Activation::SiLU)
-    flag("--swiglu");
+    line.flag("--swiglu");
   if (!c.tiedEmbeddings)
-    flag("--untie-embeddings-and-output-weights");
+    line.flag("--untie-embeddings-and-output-weights");
   if (c.dtype == DType::BF16)
-    flag("--bf16");
+    line.flag("--bf16");
   else if (c.dtype == DType::FP16)
-    flag("--fp16");
+    line.flag("--fp16");
   // What Megatron-LM has no argument for, said rather than dropped.
   if (c.mlp.gated && c.mlp.activation != Activation::SiLU)
-    s += "\n# note: a gated non-SiLU MLP (GeGLU) has no Megatron-LM argument";
+    notes.push_back("a gated non-SiLU MLP (GeGLU) has no Megatron-LM argument");
   if (c.residual == ResidualMode::Parallel)
-    s += "\n# note: the parallel attention+MLP residual has no Megatron-LM "
-         "argument (GPT-NeoX: gpt_j_residual)";
-  return s;
+    notes.push_back("the parallel attention+MLP residual has no Megatron-LM "
+                    "argument (GPT-NeoX: gpt_j_residual)");
+}
+
+std::string n(int64_t v) { return std::to_string(v); }
+} // namespace
+
+std::string tshape::megatronArguments(const ModelConfig &c,
+                                      int64_t originalVocab) {
+  ArgLine line;
+  std::vector<std::string> notes;
+  modelArguments(c, originalVocab, line, notes);
+  for (const std::string &note : notes)
+    line.s += "\n# note: " + note;
+  return line.s;
+}
+
+std::optional<std::string>
+tshape::checkMegatronRules(const ModelConfig &c,
+                           const cost::TrainingPlan &plan) {
+  const Parallelism &par = c.parallel;
+  const int64_t layers = c.layers, v = plan.virtualStages;
+  // megatron/training/arguments.py, validate_args.
+  if (par.pp > 0 && layers % par.pp)
+    return "num-layers " + n(layers) +
+           " not divisible by pipeline-model-parallel-size " + n(par.pp) +
+           " (Megatron-LM: \"Number of layers should be divisible by the "
+           "pipeline-model-parallel size\")";
+  if (v > 1) {
+    if (par.pp <= 2)
+      return "the interleaved schedule (" + n(v) +
+             " virtual stages) needs pipeline-model-parallel-size > 2, got " +
+             n(par.pp) +
+             " (Megatron-LM asserts it without --overlap-p2p-comm); use "
+             "--vp=1 or pp > 2";
+    if ((layers / par.pp) % v)
+      return "layers per pipeline stage " + n(layers / par.pp) + " (" +
+             n(layers) + "/" + n(par.pp) + ") not divisible by " + n(v) +
+             " virtual stages (Megatron-LM: \"number of layers per pipeline "
+             "stage must be divisible number of layers per virtual pipeline "
+             "stage\")";
+  }
+  if (par.cp > 1 && c.seq % (2 * par.cp))
+    return "seq-length " + n(c.seq) + " not a multiple of 2 x "
+           "context-parallel-size = " + n(2 * par.cp) +
+           " (Megatron-LM: \"seq-length should be a multiple of 2 * "
+           "context-parallel-size\")";
+  if (par.ep > 1)
+    return "expert-model-parallel-size " + n(par.ep) +
+           " needs --num-experts (Megatron-LM: \"num_experts must be non None "
+           "to use expert model parallelism\"); this model has no experts";
+  // megatron/core/transformer/transformer_config.py.
+  if (par.tp > 0 && c.attention.heads % par.tp)
+    return "num-attention-heads " + n(c.attention.heads) +
+           " not divisible by tensor-model-parallel-size " + n(par.tp);
+  if (par.tp > 0 && c.attention.kvHeads % par.tp)
+    return "num-query-groups " + n(c.attention.kvHeads) +
+           " not a multiple of tensor-model-parallel-size " + n(par.tp) +
+           " (Megatron-LM does not replicate key/value heads as tshape's "
+           "rule A4 allows)";
+  // FSDP is written as --use-torch-fsdp2, whose rules are these.
+  if (plan.sharding == cost::StateSharding::Fsdp) {
+    if (par.pp != 1)
+      return "--use-torch-fsdp2 is not supported with pipeline parallelism "
+             "(pp " + n(par.pp) + "); use --sharding=distributed-optimizer "
+             "or pp 1";
+    if (c.tiedEmbeddings)
+      return "--use-torch-fsdp2 requires "
+             "--untie-embeddings-and-output-weights, and this model ties its "
+             "embeddings";
+    if (c.dtype == DType::FP16)
+      return "--use-torch-fsdp2 is not supported with fp16";
+  }
+  return std::nullopt;
+}
+
+std::optional<MegatronLaunch>
+tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
+                       const cost::TrainingPlan &plan, std::string *error) {
+  if (auto broken = checkMegatronRules(c, plan)) {
+    if (error)
+      *error = *broken;
+    return std::nullopt;
+  }
+  MegatronLaunch launch;
+  ArgLine line;
+  modelArguments(c, originalVocab, line, launch.notes);
+  const Parallelism &par = c.parallel;
+  if (plan.virtualStages > 1)
+    line.arg("--num-layers-per-virtual-pipeline-stage",
+             c.layers / (par.pp * plan.virtualStages));
+  if (plan.sequenceParallel) {
+    if (par.tp > 1)
+      line.flag("--sequence-parallel");
+    else
+      launch.notes.push_back("sequence parallelism needs tp > 1: Megatron-LM "
+                             "turns it off at tp 1 (not written)");
+  }
+  switch (plan.recompute) {
+  case cost::Recompute::None:
+    break;
+  case cost::Recompute::Selective:
+    // Megatron-LM rejects a recompute method with selective granularity.
+    line.flag("--recompute-granularity selective");
+    break;
+  case cost::Recompute::Full:
+    // Every layer's input kept and the layer recomputed (Korthikanti et
+    // al.'s full recompute, what the memory model counts).
+    line.flag("--recompute-granularity full --recompute-method uniform");
+    line.arg("--recompute-num-layers", 1);
+    break;
+  }
+  // The step-time model overlaps the data-parallel gradient reduction and
+  // the parameter gather (StepOptions' defaults); Megatron-LM does so only
+  // when asked.
+  switch (plan.sharding) {
+  case cost::StateSharding::None:
+    line.flag("--overlap-grad-reduce");
+    break;
+  case cost::StateSharding::DistributedOptimizer:
+    line.flag("--use-distributed-optimizer --overlap-grad-reduce "
+              "--overlap-param-gather");
+    break;
+  case cost::StateSharding::Fsdp:
+    line.flag("--use-torch-fsdp2 --ckpt-format torch_dist");
+    launch.notes.push_back(
+        "FSDP written as PyTorch FSDP2 (--use-torch-fsdp2); tshape's memory "
+        "model shards weights, gradients and optimizer state over dp x cp");
+    break;
+  }
+  line.arg("--global-batch-size",
+           plan.microbatches * c.microbatch * par.dp);
+  if (plan.bytes.weights != 2 || plan.bytes.gradients != 4 ||
+      plan.bytes.optimizer != 12)
+    launch.notes.push_back("bytes per parameter other than Megatron-LM's "
+                           "bf16 Adam (2 + 4 + 12) are not written");
+  if ((par.tp > 1 || par.cp > 1) &&
+      plan.sharding != cost::StateSharding::Fsdp)
+    launch.environment = "CUDA_DEVICE_MAX_CONNECTIONS=1";
+  launch.arguments = line.s;
+  return launch;
+}
+
+std::string MegatronLaunch::command(int64_t gpus, int64_t gpusPerNode) const {
+  int64_t perNode = std::min(gpus, std::max<int64_t>(gpusPerNode, 1));
+  int64_t nodes = (gpus + perNode - 1) / perNode;
+  return (environment.empty() ? "" : environment + " ") + "torchrun --nnodes " +
+         n(nodes) + " --nproc-per-node " + n(perNode) + " pretrain_gpt.py " +
+         arguments;
 }

@@ -2,16 +2,22 @@
 //
 // The one writer of Megatron-LM command-line arguments: the exporter, the
 // planner and `advise` all call it. Each parameter's flag comes from the
-// vocabulary (Params.h). Plain C++.
+// vocabulary (Params.h); a training plan's flags (schedule, recompute,
+// sequence parallelism, sharding, batch) and the check of the combination
+// against Megatron-LM's own argument rules (megatron/training/arguments.py,
+// docs/plan.md) are here too. Plain C++.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TSHAPE_INTEROP_MEGATRON_H
 #define TSHAPE_INTEROP_MEGATRON_H
 
+#include "tshape/Cost/Memory.h"
 #include "tshape/Model/Transformer.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace tshape {
 
@@ -20,6 +26,37 @@ namespace tshape {
 /// tokenizer's size, for --make-vocab-size-divisible-by.
 std::string megatronArguments(const model::ModelConfig &c,
                               int64_t originalVocab);
+
+/// The Megatron-LM launch of a training plan: `c`'s degrees, microbatch and
+/// sequence under `plan` (global batch m x b x dp).
+struct MegatronLaunch {
+  /// pretrain_gpt.py's arguments, one line, no comment in it.
+  std::string arguments;
+  /// Environment the launch needs (`CUDA_DEVICE_MAX_CONNECTIONS=1` with
+  /// tensor or context parallelism), "" when none.
+  std::string environment;
+  /// What Megatron-LM cannot express or what tshape assumed, one sentence
+  /// each (printed after `# note: `).
+  std::vector<std::string> notes;
+  /// `[ENV ]torchrun --nnodes N --nproc-per-node G pretrain_gpt.py ARGS`
+  /// for `gpus` GPUs, `gpusPerNode` per node.
+  std::string command(int64_t gpus, int64_t gpusPerNode) const;
+};
+
+/// Megatron-LM's argument rules (megatron/training/arguments.py
+/// validate_args, megatron/core/num_microbatches_calculator.py) that the
+/// plan could break; the first violation, with its numbers and what to
+/// change. Megatron-LM turning an option off (sequence parallelism at
+/// tp = 1) is a note of megatronLaunch, not a violation.
+std::optional<std::string> checkMegatronRules(const model::ModelConfig &c,
+                                              const cost::TrainingPlan &plan);
+
+/// The launch of `c` under `plan`; nullopt with `*error` set when
+/// checkMegatronRules fails.
+std::optional<MegatronLaunch> megatronLaunch(const model::ModelConfig &c,
+                                             int64_t originalVocab,
+                                             const cost::TrainingPlan &plan,
+                                             std::string *error = nullptr);
 
 } // namespace tshape
 
