@@ -63,6 +63,7 @@ tools = [
     ToolSubst("tshape-translate", unresolved="fatal"),
     ToolSubst("tshape-calibrate", unresolved="fatal"),
     ToolSubst("tshape-predict", unresolved="fatal"),
+    ToolSubst("tshape-plan", unresolved="fatal"),
     ToolSubst("tshape-bench-gemms", unresolved="fatal"),
     # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
     # plain MLIR.

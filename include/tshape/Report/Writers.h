@@ -20,6 +20,7 @@ namespace tshape::report {
 
 struct AccuracyReport;
 struct CalibrationReport;
+struct PlanReport;
 
 void writeJson(llvm::raw_ostream &os, const AnalysisReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const AnalysisReport &r);
@@ -36,12 +37,19 @@ void writeMarkdown(llvm::raw_ostream &os, const AccuracyReport &r);
 void writeJson(llvm::raw_ostream &os, const CalibrationReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const CalibrationReport &r);
 
+void writeJson(llvm::raw_ostream &os, const PlanReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const PlanReport &r);
+
 /// The terminal views: tshape-predict --compare's lines for one file of
 /// `r`, and tshape-calibrate's summary on stderr.
 void writeText(llvm::raw_ostream &os, const AccuracyReport &r, size_t file);
 /// The calibration summary on stderr, each line led by `tool`.
 void writeText(llvm::raw_ostream &os, const CalibrationReport &r,
                llvm::StringRef tool);
+
+/// tshape-plan's summary: step time, throughput, time and memory per
+/// component, the fit, the Megatron-LM command and its notes.
+void writeText(llvm::raw_ostream &os, const PlanReport &r);
 
 enum class Format { Json, Markdown };
 

@@ -1,0 +1,47 @@
+//===- PlanReport.h - One training plan, evaluated --------------*- C++ -*-===//
+//
+// tshape-plan's report: the plan (degrees, batch, schedule, recompute,
+// sharding), its step time and throughput (cost::estimateStep), the memory
+// per GPU of its peak stage against the target's memory, and the
+// Megatron-LM launch line (Interop/Megatron.h). Rendered as JSON, Markdown
+// (Writers.h) and the tool's terminal summary (writeText);
+// docs/report-schema.md gives the JSON keys. Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_REPORT_PLANREPORT_H
+#define TSHAPE_REPORT_PLANREPORT_H
+
+#include "tshape/Cost/StepTime.h"
+
+#include <string>
+#include <vector>
+
+namespace tshape::report {
+
+struct PlanReport {
+  std::string model;   ///< the config's path or name
+  std::string target;  ///< GPU target name
+  std::string cluster; ///< cluster name
+  /// The target's memory per GPU in GiB; 0: unknown (fit not judged).
+  double memoryCapacityGiB = 0;
+  int64_t gpus = 0;
+  /// The degrees, microbatch, sequence and dtype (`config.parallel`, ...).
+  model::ModelConfig config;
+  cost::TrainingPlan plan;
+  cost::StepEstimate step;
+  /// The Megatron-LM launch: the full command, its arguments alone, and
+  /// the notes (what Megatron-LM cannot express or tshape assumed).
+  std::string megatronCommand;
+  std::string megatronArguments;
+  std::vector<std::string> megatronNotes;
+
+  /// The peak stage's memory in GiB.
+  double peakGiB() const;
+  /// Whether the peak stage fits the target's memory (true when unknown).
+  bool fits() const;
+};
+
+} // namespace tshape::report
+
+#endif // TSHAPE_REPORT_PLANREPORT_H

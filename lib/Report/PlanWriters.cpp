@@ -1,0 +1,214 @@
+//===- PlanWriters.cpp - tshape-plan's report ------------------------------===//
+//
+// One evaluated training plan (PlanReport.h) as JSON (schema tshape-plan/1,
+// docs/report-schema.md), Markdown and the tool's terminal summary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Report/PlanReport.h"
+#include "tshape/Report/Writers.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+#include <cctype>
+#include <cmath>
+
+using namespace tshape;
+using namespace tshape::report;
+
+double PlanReport::peakGiB() const {
+  return step.memory.stages.empty() ? 0 : step.memory.peak().total() / cost::kGiB;
+}
+
+bool PlanReport::fits() const {
+  return memoryCapacityGiB <= 0 || peakGiB() <= memoryCapacityGiB;
+}
+
+namespace {
+double round6(double v) { return std::round(v * 1e6) / 1e6; }
+double round3(double v) { return std::round(v * 1e3) / 1e3; }
+
+/// "tensor-parallel communication" -> "tensor_parallel_communication".
+std::string key(const std::string &name) {
+  std::string k;
+  for (char c : name)
+    if (std::isalnum((unsigned char)c))
+      k += c;
+    else if (!k.empty() && k.back() != '_')
+      k += '_';
+  return k;
+}
+
+/// "tp 2, pp 2, dp 16, cp 1; ..." : the plan in one line.
+std::string planLine(const PlanReport &r) {
+  const model::Parallelism &p = r.config.parallel;
+  std::string s = "tp " + std::to_string(p.tp) + ", pp " +
+                  std::to_string(p.pp) + ", dp " + std::to_string(p.dp) +
+                  ", cp " + std::to_string(p.cp);
+  if (p.ep != 1)
+    s += ", ep " + std::to_string(p.ep);
+  s += "; microbatch " + std::to_string(r.config.microbatch) + ", seq " +
+       std::to_string(r.config.seq) + ", global batch " +
+       std::to_string(r.step.globalBatch) + " (" +
+       std::to_string(r.step.microbatches) + " microbatches); " +
+       cost::scheduleName(r.plan.schedule);
+  if (r.plan.virtualStages > 1)
+    s += " (" + std::to_string(r.plan.virtualStages) + " virtual stages)";
+  s += ", recompute " + std::string(cost::recomputeName(r.plan.recompute));
+  if (r.plan.sequenceParallel)
+    s += ", sequence parallel";
+  if (r.plan.sharding != cost::StateSharding::None)
+    s += std::string(", ") + cost::shardingName(r.plan.sharding);
+  s += std::string(", ") + model::dtypeName(r.config.dtype);
+  return s;
+}
+
+std::string fitLine(const PlanReport &r) {
+  char buf[160];
+  if (r.memoryCapacityGiB <= 0)
+    snprintf(buf, sizeof(buf), "unknown (%.1f GiB; the target states no memory)",
+             r.peakGiB());
+  else if (r.fits())
+    snprintf(buf, sizeof(buf), "yes: %.1f GiB <= %.0f GiB", r.peakGiB(),
+             r.memoryCapacityGiB);
+  else
+    snprintf(buf, sizeof(buf), "no: %.1f GiB > %.0f GiB", r.peakGiB(),
+             r.memoryCapacityGiB);
+  return buf;
+}
+
+const char *kCommandKind =
+    "torchrun command for Megatron-LM's pretrain_gpt.py; data, tokenizer and "
+    "training-length arguments are yours to add";
+} // namespace
+
+void tshape::report::writeJson(llvm::raw_ostream &os, const PlanReport &r) {
+  const cost::StepEstimate &e = r.step;
+  const model::Parallelism &p = r.config.parallel;
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("schema", "tshape-plan/1");
+    j.attribute("model", r.model);
+    j.attribute("target", r.target);
+    j.attribute("cluster", r.cluster);
+    j.attribute("gpus", r.gpus);
+    j.attributeObject("plan", [&] {
+      j.attribute("tp", p.tp);
+      j.attribute("pp", p.pp);
+      j.attribute("dp", p.dp);
+      j.attribute("cp", p.cp);
+      j.attribute("ep", p.ep);
+      j.attribute("microbatch", r.config.microbatch);
+      j.attribute("seq", r.config.seq);
+      j.attribute("global_batch", e.globalBatch);
+      j.attribute("microbatches", e.microbatches);
+      j.attribute("virtual_stages", r.plan.virtualStages);
+      j.attribute("schedule", cost::scheduleName(r.plan.schedule));
+      j.attribute("recompute", cost::recomputeName(r.plan.recompute));
+      j.attribute("sequence_parallel", r.plan.sequenceParallel);
+      j.attribute("sharding", cost::shardingName(r.plan.sharding));
+      j.attribute("dtype", model::dtypeName(r.config.dtype));
+    });
+    j.attribute("step_time_s", round6(e.stepTime));
+    j.attribute("tflops_per_gpu", round3(e.tflopsPerGpu));
+    j.attribute("tokens_per_s_per_gpu", round3(e.tokensPerSPerGpu));
+    j.attribute("mfu", round6(e.mfu));
+    j.attribute("hfu", round6(e.hfu));
+    j.attribute("model_flops", e.modelFlops);
+    j.attribute("bubble_fraction", round6(e.bubbleFraction));
+    j.attributeObject("time_s", [&] {
+      for (const cost::StepLine &l : e.lines())
+        j.attribute(key(l.name), round6(l.seconds));
+    });
+    j.attributeObject("hidden_time_s", [&] {
+      for (const cost::StepLine &l : e.lines())
+        if (l.name.find("communication") != std::string::npos ||
+            l.name.find("send") != std::string::npos)
+          j.attribute(key(l.name), round6(l.hiddenSeconds));
+    });
+    j.attribute("peak_stage", int64_t(e.memory.peakStage));
+    j.attributeObject("memory_gib", [&] {
+      if (e.memory.stages.empty())
+        return;
+      for (const cost::MemoryLine &l : e.memory.peak().lines())
+        j.attribute(key(l.name), round3(l.bytes / cost::kGiB));
+      j.attribute("total", round3(r.peakGiB()));
+    });
+    j.attributeArray("memory_per_stage_gib", [&] {
+      for (const cost::StageMemory &s : e.memory.stages)
+        j.value(round3(s.total() / cost::kGiB));
+    });
+    j.attribute("memory_capacity_gib", r.memoryCapacityGiB);
+    j.attribute("fits", r.fits());
+    j.attribute("megatron_command", r.megatronCommand);
+    j.attribute("megatron_args", r.megatronArguments);
+    j.attributeArray("megatron_notes", [&] {
+      for (const std::string &n : r.megatronNotes)
+        j.value(n);
+    });
+  });
+  os << "\n";
+}
+
+void tshape::report::writeMarkdown(llvm::raw_ostream &os, const PlanReport &r) {
+  const cost::StepEstimate &e = r.step;
+  os << "# tshape plan: " << r.model << " on " << r.gpus << " x " << r.target
+     << " (" << r.cluster << ")\n\n"
+     << planLine(r) << "\n\n"
+     << "| step time | TFLOP/s per GPU | tokens/s per GPU | MFU |\n"
+     << "| ---: | ---: | ---: | ---: |\n"
+     << llvm::format("| %.3f s | %.1f | %.0f | %.1f%% |\n\n", e.stepTime,
+                     e.tflopsPerGpu, e.tokensPerSPerGpu, 100 * e.mfu)
+     << "## Time per step\n\n| component | exposed (s) | hidden (s) |\n"
+     << "| --- | ---: | ---: |\n";
+  for (const cost::StepLine &l : e.lines())
+    os << "| " << l.name << llvm::format(" | %.4f | %.4f |\n", l.seconds,
+                                         l.hiddenSeconds);
+  if (!e.memory.stages.empty()) {
+    os << "\n## Memory per GPU (stage " << e.memory.peakStage << " of "
+       << e.memory.stages.size() << ", the peak)\n\n"
+       << "| component | GiB |\n| --- | ---: |\n";
+    for (const cost::MemoryLine &l : e.memory.peak().lines())
+      os << "| " << l.name << llvm::format(" | %.2f |\n", l.bytes / cost::kGiB);
+    os << llvm::format("| total | %.2f |\n", r.peakGiB());
+  }
+  os << "\nFits the target's memory: " << fitLine(r) << "\n\n"
+     << "## Megatron-LM launch\n\n(" << kCommandKind << ")\n\n```\n"
+     << r.megatronCommand << "\n";
+  for (const std::string &n : r.megatronNotes)
+    os << "# note: " << n << "\n";
+  os << "```\n";
+}
+
+void tshape::report::writeText(llvm::raw_ostream &os, const PlanReport &r) {
+  const cost::StepEstimate &e = r.step;
+  os << r.model << " on " << r.gpus << " x " << r.target << " (" << r.cluster
+     << ")\nplan: " << planLine(r) << "\n"
+     << llvm::format("step time %.3f s, %.1f TFLOP/s per GPU, %.0f tokens/s "
+                     "per GPU, MFU %.1f%%\n",
+                     e.stepTime, e.tflopsPerGpu, e.tokensPerSPerGpu,
+                     100 * e.mfu)
+     << "time per step (on the critical path; communication hidden behind "
+        "compute in brackets):\n";
+  for (const cost::StepLine &l : e.lines()) {
+    os << llvm::format("  %-32s %9.4f s", l.name.c_str(), l.seconds);
+    if (l.hiddenSeconds > 0)
+      os << llvm::format("  (hidden %.4f s)", l.hiddenSeconds);
+    os << "\n";
+  }
+  if (!e.memory.stages.empty()) {
+    os << "memory per GPU, stage " << e.memory.peakStage << " of "
+       << e.memory.stages.size() << " (the peak):\n";
+    for (const cost::MemoryLine &l : e.memory.peak().lines())
+      if (l.bytes > 0)
+        os << llvm::format("  %-32s %9.2f GiB\n", l.name.c_str(),
+                           l.bytes / cost::kGiB);
+    os << llvm::format("  %-32s %9.2f GiB\n", "total", r.peakGiB());
+  }
+  os << "fits " << r.target << " memory: " << fitLine(r) << "\n"
+     << "Megatron-LM (" << kCommandKind << "):\n"
+     << r.megatronCommand << "\n";
+  for (const std::string &n : r.megatronNotes)
+    os << "# note: " << n << "\n";
+}

@@ -1,0 +1,269 @@
+//===- tshape-plan.cpp - Evaluate one training plan -----------------------===//
+//
+// tshape-plan CONFIG.json --gpus=N [--cluster=C | --cluster-file=F]
+//             [--target=T] [--tp --pp --dp --cp --ep] [--microbatch --seq
+//             --global-batch --vp] [--recompute=...] [--sequence-parallel]
+//             [--sharding=...] [--report=FILE]
+//
+// Imports a Hugging Face config.json (Interop/HFConfig.h), prices one
+// training step of the plan (cost::estimateStep: time per component,
+// exposed and hidden communication, TFLOP/s, tokens/s, MFU, memory per GPU
+// per component against the target's memory) and prints the Megatron-LM
+// launch command (Interop/Megatron.h, checked against Megatron-LM's
+// argument rules). --report writes report::PlanReport as JSON or Markdown.
+// docs/plan.md. Plain C++ on the cost-model libraries: no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/StepTime.h"
+#include "tshape/Interop/HFConfig.h"
+#include "tshape/Interop/Megatron.h"
+#include "tshape/Report/PlanReport.h"
+#include "tshape/Report/Writers.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tshape;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory planCat("tshape-plan options");
+
+cl::opt<std::string> input(cl::Positional, cl::desc("<config.json>"),
+                           cl::Required, cl::cat(planCat));
+cl::opt<std::string> clusterName(
+    "cluster",
+    cl::desc("built-in cluster (dgx-a100, dgx-h100, hgx-h200, dgx-b200, "
+             "gb200-nvl72; default: the one of --target, else dgx-h100)"),
+    cl::init(""), cl::cat(planCat));
+cl::opt<std::string> clusterFile(
+    "cluster-file", cl::desc("cluster file to use instead (docs/clusters.md)"),
+    cl::init(""), cl::cat(planCat));
+cl::opt<std::string> targetName(
+    "target", cl::desc("built-in GPU target (default: the cluster's GPU)"),
+    cl::init(""), cl::cat(planCat));
+cl::opt<std::string> targetFile("target-file",
+                                cl::desc("target file to use instead"),
+                                cl::init(""), cl::cat(planCat));
+cl::opt<int64_t> gpus("gpus",
+                      cl::desc("GPUs in all (default: tp x pp x dp x cp)"),
+                      cl::init(0), cl::cat(planCat));
+cl::opt<int64_t> tp("tp", cl::desc("tensor-parallel degree"), cl::init(1),
+                    cl::cat(planCat));
+cl::opt<int64_t> pp("pp", cl::desc("pipeline-parallel degree"), cl::init(1),
+                    cl::cat(planCat));
+cl::opt<int64_t> dp("dp",
+                    cl::desc("data-parallel degree (default: "
+                             "gpus / (tp x pp x cp))"),
+                    cl::init(0), cl::cat(planCat));
+cl::opt<int64_t> cp("cp", cl::desc("context-parallel degree"), cl::init(1),
+                    cl::cat(planCat));
+cl::opt<int64_t> ep("ep", cl::desc("expert-parallel degree"), cl::init(1),
+                    cl::cat(planCat));
+cl::opt<int64_t> microbatch("microbatch",
+                            cl::desc("sequences per microbatch (b)"),
+                            cl::init(1), cl::cat(planCat));
+cl::opt<int64_t> seq("seq", cl::desc("sequence length (s)"), cl::init(2048),
+                     cl::cat(planCat));
+cl::opt<int64_t> globalBatch(
+    "global-batch",
+    cl::desc("sequences per step (default: microbatch x dp x pp, the "
+             "fewest microbatches that fill the pipeline)"),
+    cl::init(0), cl::cat(planCat));
+cl::opt<int64_t> vp("vp",
+                    cl::desc("virtual stages per pipeline rank (> 1: the "
+                             "interleaved schedule)"),
+                    cl::init(1), cl::cat(planCat));
+cl::opt<cost::Recompute> recompute(
+    "recompute", cl::desc("what the backward recomputes"),
+    cl::values(clEnumValN(cost::Recompute::None, "none", "nothing"),
+               clEnumValN(cost::Recompute::Selective, "selective",
+                          "the attention core"),
+               clEnumValN(cost::Recompute::Full, "full", "every layer")),
+    cl::init(cost::Recompute::None), cl::cat(planCat));
+cl::opt<bool> sequenceParallel(
+    "sequence-parallel",
+    cl::desc("sequence parallelism with tensor parallelism"),
+    cl::cat(planCat));
+cl::opt<cost::StateSharding> sharding(
+    "sharding", cl::desc("training state sharded over data-parallel ranks"),
+    cl::values(clEnumValN(cost::StateSharding::None, "none", "none"),
+               clEnumValN(cost::StateSharding::DistributedOptimizer,
+                          "distributed-optimizer",
+                          "optimizer state (Megatron-LM's distributed "
+                          "optimizer)"),
+               clEnumValN(cost::StateSharding::Fsdp, "fsdp",
+                          "weights, gradients and optimizer state")),
+    cl::init(cost::StateSharding::None), cl::cat(planCat));
+cl::opt<std::string> dtypeOpt("dtype",
+                              cl::desc("training precision (bf16, fp16, ...)"),
+                              cl::init("bf16"), cl::cat(planCat));
+cl::opt<std::string> reportPath(
+    "report",
+    cl::desc("write the report: a .json file, a .md file, or - for Markdown "
+             "on stdout (docs/report-schema.md)"),
+    cl::init(""), cl::cat(planCat));
+
+/// The tool's name, the start of each line it writes to stderr.
+constexpr const char kTool[] = "tshape-plan";
+
+int fail(const std::string &msg) {
+  llvm::errs() << kTool << ": error: " << msg << "\n";
+  return 1;
+}
+
+std::string n(int64_t v) { return std::to_string(v); }
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(planCat);
+  const std::string overview =
+      std::string(kTool) +
+      ": evaluate one training plan and print its Megatron-LM launch\n\n"
+      "Prices one training step of a Hugging Face config.json under a plan "
+      "(degrees,\nbatch, schedule, recompute, sharding) on a cluster: time "
+      "per component, TFLOP/s,\ntokens/s and MFU per GPU, memory per GPU "
+      "against the target's, and the\nMegatron-LM command. See "
+      "docs/plan.md.\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
+
+  for (auto [name, v] : {std::pair<const char *, int64_t>{"tp", tp},
+                         {"pp", pp},
+                         {"cp", cp},
+                         {"ep", ep},
+                         {"microbatch", microbatch},
+                         {"seq", seq},
+                         {"vp", vp}})
+    if (v < 1)
+      return fail(std::string("--") + name + " must be at least 1, got " +
+                  n(v));
+  if (gpus < 0 || dp < 0 || globalBatch < 0)
+    return fail("--gpus, --dp and --global-batch must be positive");
+  std::optional<model::DType> dtype = model::parseDType(dtypeOpt);
+  if (!dtype)
+    return fail("unknown --dtype '" + dtypeOpt + "'");
+
+  // The degrees: dp given, or derived from the GPUs.
+  const int64_t modelRanks = tp * pp * cp;
+  int64_t d = dp, world = gpus;
+  if (!world && !d)
+    return fail("give --gpus (or --dp)");
+  if (!d) {
+    if (world % modelRanks)
+      return fail(n(world) + " GPUs do not factor as tp " + n(tp) + " x pp " +
+                  n(pp) + " x cp " + n(cp) + " = " + n(modelRanks) +
+                  " times a data-parallel degree (" + n(world) + " / " +
+                  n(modelRanks) + " is not whole)");
+    d = world / modelRanks;
+  } else if (!world) {
+    world = modelRanks * d;
+  } else if (modelRanks * d != world) {
+    return fail("tp " + n(tp) + " x pp " + n(pp) + " x dp " + n(d) +
+                " x cp " + n(cp) + " = " + n(modelRanks * d) + " GPUs, not " +
+                n(world));
+  }
+
+  // The cluster and its GPU.
+  std::string error;
+  std::string cname = clusterName;
+  if (cname.empty() && clusterFile.empty()) {
+    const cost::Cluster *byTarget =
+        targetName.empty() ? nullptr
+                           : cost::defaultClusterForTarget(targetName);
+    cname = byTarget ? byTarget->name : "dgx-h100";
+  }
+  std::optional<cost::Cluster> cluster =
+      cost::resolveCluster(cname, clusterFile, error);
+  if (!cluster)
+    return fail(error);
+  std::optional<target::GpuTarget> target = target::resolveTarget(
+      targetName.empty() && targetFile.empty() ? cluster->gpu : targetName,
+      targetFile, error);
+  if (!target)
+    return fail(error);
+
+  // The model, imported as tshape-translate imports it.
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
+  if (!buf)
+    return fail("cannot read '" + input + "': " + buf.getError().message());
+  ImportOptions options;
+  options.seq = seq;
+  options.microbatch = microbatch;
+  options.parallel = {tp, pp, d, ep, cp};
+  options.dtype = *dtype;
+  ImportDiagnostic diag;
+  std::optional<model::ModelConfig> config =
+      importHFConfig((*buf)->getBuffer(), options, diag);
+  if (!config) {
+    llvm::errs() << input;
+    if (diag.line)
+      llvm::errs() << ":" << diag.line << ":" << diag.column;
+    llvm::errs() << ": error: " << diag.message << "\n";
+    return 1;
+  }
+
+  // The plan; Megatron-LM's batch rule (num_microbatches_calculator.py).
+  const int64_t perStep = microbatch * d;
+  int64_t batch = globalBatch ? int64_t(globalBatch) : perStep * pp;
+  if (batch % perStep)
+    return fail("global batch size " + n(batch) +
+                " not divisible by micro batch size " + n(microbatch) +
+                " x data-parallel size " + n(d) + " = " + n(perStep) +
+                " (Megatron-LM asserts it)");
+  cost::TrainingPlan plan;
+  plan.virtualStages = vp;
+  plan.schedule = vp > 1 ? cost::PipelineSchedule::Interleaved
+                         : cost::PipelineSchedule::OneFOneB;
+  plan.microbatches = batch / perStep;
+  plan.recompute = recompute;
+  plan.sequenceParallel = sequenceParallel;
+  plan.sharding = sharding;
+  if (*dtype == model::DType::FP16)
+    plan.bytes = {2, 2, 16};
+  else if (*dtype == model::DType::FP32)
+    plan.bytes = {4, 4, 8};
+
+  std::optional<MegatronLaunch> launch =
+      megatronLaunch(*config, 0, plan, &error);
+  if (!launch)
+    return fail("Megatron-LM would reject this plan: " + error);
+  // Megatron-LM turns sequence parallelism off at tp 1: price what it runs.
+  cost::TrainingPlan priced = plan;
+  priced.sequenceParallel = plan.sequenceParallel && tp > 1;
+  std::optional<cost::StepEstimate> step =
+      cost::estimateStep(*config, priced, *target, *cluster, {}, &error);
+  if (!step)
+    return fail(error);
+
+  report::PlanReport r;
+  r.model = input;
+  r.target = target->name;
+  r.cluster = cluster->name;
+  r.memoryCapacityGiB = target->memoryGiB;
+  r.gpus = world;
+  r.config = *config;
+  r.plan = priced;
+  r.step = *step;
+  r.megatronArguments = launch->arguments;
+  r.megatronCommand = launch->command(world, cluster->gpusPerNode);
+  r.megatronNotes = launch->notes;
+  if (!globalBatch)
+    r.megatronNotes.push_back("no --global-batch: tshape took " + n(batch) +
+                              " (" + n(plan.microbatches) +
+                              " microbatches, the fewest that fill the "
+                              "pipeline)");
+  if (world > cluster->gpusPerNode && world % cluster->gpusPerNode)
+    r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
+                              n(cluster->gpusPerNode) + "-GPU nodes");
+
+  if (reportPath != "-")
+    report::writeText(llvm::outs(), r);
+  if (!reportPath.empty())
+    if (llvm::Error err = report::writeReport(reportPath, r))
+      return fail(llvm::toString(std::move(err)));
+  return 0;
+}
