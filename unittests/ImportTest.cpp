@@ -99,34 +99,8 @@ TEST(Import, KeyTablesUseTheVocabularysHfKeys) {
   }
 }
 
-TEST(Megatron, DegreesComeFromTheTable) {
-  // GPT-2 small shapes on tp 2, pp 4, dp 8: tp is always written, pp has a
-  // flag and is not 1, dp has no Megatron flag (the world size sets it).
-  // Vocab 50304 from the tokenizer's 50257 at tp 2: multiples of 64 x 2 =
-  // 128: ceil(50257/128) x 128 = 393 x 128 = 50304, so the largest power of
-  // two x that lands there is 64 (x = 128: 256 x 197 = 50432).
-  tshape::model::ModelConfig c;
-  c.hidden = 768;
-  c.layers = 12;
-  c.vocab = 50304;
-  c.seq = 1024;
-  c.attention.heads = c.attention.kvHeads = 12;
-  c.mlp.inner = 3072;
-  c.parallel = {2, 4, 8, 1, 1};
-  std::string args = tshape::megatronArguments(c, 50257);
-  EXPECT_NE(args.find("--tensor-model-parallel-size 2"), std::string::npos)
-      << args;
-  EXPECT_NE(args.find("--pipeline-model-parallel-size 4"), std::string::npos)
-      << args;
-  EXPECT_EQ(args.find("--expert-model-parallel-size"), std::string::npos)
-      << args;
-  EXPECT_EQ(args.find("--context-parallel-size"), std::string::npos) << args;
-  EXPECT_NE(args.find("--make-vocab-size-divisible-by 64"), std::string::npos)
-      << args;
-}
-
 namespace {
-/// GPT-2-small shapes on tp 2, pp 4, dp 8 (as above), untied, bf16.
+/// GPT-2-small shapes on tp 2, pp 4, dp 8 untied, bf16 (24 layers).
 tshape::model::ModelConfig planModel() {
   tshape::model::ModelConfig c;
   c.hidden = 768;
@@ -143,6 +117,26 @@ bool has(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;
 }
 } // namespace
+
+TEST(Megatron, DegreesComeFromTheTable) {
+  // GPT-2 small shapes on tp 2, pp 4, dp 8: tp is always written, pp has a
+  // flag and is not 1, dp has no Megatron flag (the world size sets it).
+  // Vocab 50304 from the tokenizer's 50257 at tp 2: multiples of 64 x 2 =
+  // 128: ceil(50257/128) x 128 = 393 x 128 = 50304, so the largest power of
+  // two x that lands there is 64 (x = 128: 256 x 197 = 50432).
+  tshape::model::ModelConfig c = planModel();
+  std::string args = tshape::megatronArguments(c, 50257);
+  EXPECT_NE(args.find("--tensor-model-parallel-size 2"), std::string::npos)
+      << args;
+  EXPECT_NE(args.find("--pipeline-model-parallel-size 4"), std::string::npos)
+      << args;
+  EXPECT_EQ(args.find("--expert-model-parallel-size"), std::string::npos)
+      << args;
+  EXPECT_EQ(args.find("--context-parallel-size"), std::string::npos) << args;
+  EXPECT_NE(args.find("--make-vocab-size-divisible-by 64"), std::string::npos)
+      << args;
+}
+
 
 TEST(Megatron, PlanFlags) {
   tshape::cost::TrainingPlan plan;
