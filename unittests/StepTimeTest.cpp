@@ -372,6 +372,29 @@ TEST(StepTime, Errors) {
 
 namespace {
 /// A row of Megatron-LM 2021's Table 1 (parallel-notes.md).
+/// Megatron-LM's GPT as the papers ran it on Selene: fp16, degrees t, p, d.
+ModelConfig seleneGpt(int64_t heads, int64_t hidden, int64_t layers,
+                      int64_t microbatch, int64_t t, int64_t p, int64_t d) {
+  ModelConfig c = testmodels::megatronGpt(heads, hidden, layers, microbatch);
+  c.dtype = model::DType::FP16;
+  c.parallel.tp = t;
+  c.parallel.pp = p;
+  c.parallel.dp = d;
+  return c;
+}
+
+/// The step on Selene's DGX A100 nodes (A100 80 GB). The runs predate
+/// Megatron-LM's overlapped gradient reduction and parameter gather.
+std::optional<StepEstimate> estimateOnSelene(const ModelConfig &c,
+                                             const TrainingPlan &p,
+                                             std::string *error) {
+  StepOptions o;
+  o.overlapGradReduce = false;
+  o.overlapParamGather = false;
+  return estimateStep(c, p, *target::findBuiltinTarget("a100-80gb"),
+                      *findBuiltinCluster("dgx-a100"), o, error);
+}
+
 struct Table1Row {
   const char *params;
   int64_t heads, hidden, layers, t, p, d, batch, microbatch, v;
@@ -399,22 +422,13 @@ TEST(StepTime, MegatronTable1Sanity) {
       {"529.6B", 128, 20480, 105, 8, 35, 9, 2520, 1, 3, 163},
       {"1008B", 160, 25600, 128, 8, 64, 6, 3072, 1, 1, 163},
   };
-  const target::GpuTarget &a100 = *target::findBuiltinTarget("a100-80gb");
-  const Cluster &dgx = *findBuiltinCluster("dgx-a100");
-  StepOptions o;
-  o.overlapGradReduce = false;
-  o.overlapParamGather = false;
   for (const Table1Row &r : rows) {
-    ModelConfig c =
-        testmodels::megatronGpt(r.heads, r.hidden, r.layers, r.microbatch);
-    c.dtype = model::DType::FP16;
-    c.parallel.tp = r.t;
-    c.parallel.pp = r.p;
-    c.parallel.dp = r.d;
+    ModelConfig c = seleneGpt(r.heads, r.hidden, r.layers, r.microbatch, r.t,
+                              r.p, r.d);
     TrainingPlan p = plan(r.batch / (r.microbatch * r.d), r.v);
     p.recompute = Recompute::Full;
     std::string error;
-    std::optional<StepEstimate> e = estimateStep(c, p, a100, dgx, o, &error);
+    std::optional<StepEstimate> e = estimateOnSelene(c, p, &error);
     ASSERT_TRUE(e) << r.params << ": " << error;
     const double err = e->tflopsPerGpu / r.tflops - 1;
     std::printf("Table 1 %-7s paper %5.1f  tshape %6.1f TFLOP/s  %+6.1f%%  "
@@ -446,24 +460,15 @@ TEST(StepTime, KorthikantiTable5Sanity) {
       {"530B", 128, 20480, 105, 35, 3, 280, 1, 49.05, 37.83},
       {"1T", 160, 25600, 128, 64, 1, 512, 1, 94.42, 71.49},
   };
-  const target::GpuTarget &a100 = *target::findBuiltinTarget("a100-80gb");
-  const Cluster &dgx = *findBuiltinCluster("dgx-a100");
-  StepOptions o;
-  o.overlapGradReduce = false;
-  o.overlapParamGather = false;
   for (const Table5Row &r : rows) {
-    ModelConfig c =
-        testmodels::megatronGpt(r.heads, r.hidden, r.layers, r.microbatch);
-    c.dtype = model::DType::FP16;
-    c.parallel.tp = 8;
-    c.parallel.pp = r.p;
-    c.parallel.dp = 1;
+    ModelConfig c = seleneGpt(r.heads, r.hidden, r.layers, r.microbatch,
+                              /*t=*/8, r.p, /*d=*/1);
     for (bool selective : {false, true}) {
       TrainingPlan p = plan(r.batch / r.microbatch, r.v);
       p.recompute = selective ? Recompute::Selective : Recompute::Full;
       p.sequenceParallel = selective;
       std::string error;
-      std::optional<StepEstimate> e = estimateStep(c, p, a100, dgx, o, &error);
+      std::optional<StepEstimate> e = estimateOnSelene(c, p, &error);
       ASSERT_TRUE(e) << r.params << ": " << error;
       const double paper = selective ? r.selectiveS : r.fullS;
       const double err = e->stepTime / paper - 1;

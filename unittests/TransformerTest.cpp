@@ -7,6 +7,7 @@
 
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
+#include "TestModels.h"
 
 #include <gtest/gtest.h>
 
@@ -19,17 +20,9 @@ namespace {
 /// GPT-3 2.7B (h = 2560, a = 32, d = 80, f = 4h, v = 50257, L = 32, tied) at
 /// the paper's b = 4, s = 2048, one rank.
 ModelConfig gpt3_2p7b() {
-  ModelConfig c;
+  ModelConfig c = tshape::testmodels::megatronGpt(32, 2560, 32, 4);
   c.name = "gpt3-2.7b";
-  c.microbatch = 4;
-  c.seq = 2048;
-  c.hidden = 2560;
   c.vocab = 50257;
-  c.layers = 32;
-  c.attention.heads = 32;
-  c.attention.kvHeads = 32;
-  c.mlp.inner = 10240;
-  c.tiedEmbeddings = true;
   return c;
 }
 

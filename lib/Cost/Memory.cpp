@@ -69,32 +69,6 @@ std::vector<MemoryLine> StageMemory::lines() const {
 namespace {
 int64_t tp(const ModelConfig &c) { return getParam(c, Param::Tp); }
 
-/// The parameters one GPU holds of one instance of block `k`: its weight
-/// GEMMs per rank (the block states them through perRank, so each is
-/// divided by the degree that splits it), plus what no GEMM multiplies. Of
-/// that, the embedding table is split by the degree that splits the
-/// vocabulary (Megatron-LM's vocabulary-parallel embedding); the rest (norm
-/// gains) is replicated. A block whose GEMMs multiply weights it does not
-/// own (a tied LM head reads the embedding's table) holds only its own.
-std::optional<int64_t> rankWeights(BlockKind k, const ModelConfig &c) {
-  ModelConfig whole = c;
-  whole.parallel = model::Parallelism();
-  const model::RunShape run = model::RunShape::train();
-  std::optional<int64_t> all = model::blockWeights(k, c);
-  std::optional<int64_t> gemmAll =
-      model::gemmWeights(model::forwardKernels(k, whole, run, 0));
-  std::optional<int64_t> gemmRank =
-      model::gemmWeights(model::forwardKernels(k, c, run, 0));
-  if (!all || !gemmAll || !gemmRank)
-    return std::nullopt;
-  if (*all < *gemmAll)
-    return *all;
-  int64_t extra = *all - *gemmAll;
-  if (k == BlockKind::Embedding)
-    extra /= model::splitDegree(Param::Vocab, model::bindings(c));
-  return *gemmRank + extra;
-}
-
 /// The training state of `params` parameters held by each GPU of a
 /// data-parallel group of `group` ranks.
 ParamState state(int64_t params, const TrainingPlan &plan, int64_t group) {
@@ -181,9 +155,9 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
 
   std::optional<int64_t> perLayer = 0;
   for (BlockKind k : c.layerBlocks)
-    perLayer = model::checkedAdd(perLayer, rankWeights(k, c));
-  std::optional<int64_t> embedding = rankWeights(BlockKind::Embedding, c);
-  std::optional<int64_t> lmHead = rankWeights(BlockKind::LMHead, c);
+    perLayer = model::checkedAdd(perLayer, model::rankWeights(k, c));
+  std::optional<int64_t> embedding = model::rankWeights(BlockKind::Embedding, c);
+  std::optional<int64_t> lmHead = model::rankWeights(BlockKind::LMHead, c);
   if (!perLayer || !embedding || !lmHead) {
     if (error)
       *error = "the parameter count overflows 64-bit arithmetic";

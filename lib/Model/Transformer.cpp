@@ -251,14 +251,23 @@ void append(std::vector<Kernel> &out, std::vector<Kernel> more) {
 }
 } // namespace
 
+namespace {
+/// The forward kernels of one decoder layer (the config is valid).
+std::vector<Kernel> layerForward(const ModelConfig &c, const RunShape &run,
+                                 int64_t layer) {
+  std::vector<Kernel> out;
+  for (BlockKind k : c.layerBlocks)
+    append(out, forwardKernels(k, c, run, layer));
+  return out;
+}
+} // namespace
+
 std::vector<Kernel> tshape::model::layerKernels(const ModelConfig &c,
                                                 const RunShape &run,
                                                 int64_t layer) {
-  std::vector<Kernel> out;
   if (!rankShape(c))
-    return out;
-  for (BlockKind k : c.layerBlocks)
-    append(out, forwardKernels(k, c, run, layer));
+    return {};
+  std::vector<Kernel> out = layerForward(c, run, layer);
   if (run.backward())
     append(out, backwardKernels(out));
   return out;
@@ -269,10 +278,12 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
   std::vector<Kernel> out;
   if (!rankShape(c))
     return out;
-  RunShape forward = run;
-  forward.phase = run.phase == Phase::Train ? Phase::Prefill : run.phase;
-  for (int64_t l = 0; l < c.layers; ++l)
-    append(out, layerKernels(c, forward, l));
+  // Each layer's forward kernels once: the backward is derived from them.
+  std::vector<std::vector<Kernel>> layers;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    layers.push_back(layerForward(c, run, l));
+    out.insert(out.end(), layers.back().begin(), layers.back().end());
+  }
   std::vector<Kernel> head;
   for (BlockKind k : modelBlocks())
     append(head, forwardKernels(k, c, run, -1));
@@ -280,8 +291,8 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
   if (!run.backward())
     return out;
   append(out, backwardKernels(head));
-  for (int64_t l = c.layers - 1; l >= 0; --l)
-    append(out, backwardKernels(layerKernels(c, forward, l)));
+  for (auto it = layers.rbegin(); it != layers.rend(); ++it)
+    append(out, backwardKernels(*it));
   return out;
 }
 

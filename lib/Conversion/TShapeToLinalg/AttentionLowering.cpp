@@ -22,17 +22,14 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
   ImplicitLocOpBuilder &b = l.builder();
   model::ModelConfig c = l.config(op);
   std::vector<model::Kernel> ks = l.kernels(model::BlockKind::Attention, c, layer);
-  // The attention kernel: one kernel of `ks` when fused, else its two GEMMs
-  // are.
+  // The score and value GEMMs are the attention kernel's (Blocks: one
+  // kernel of `ks` when fused, else its two GEMMs are).
   const bool fused = c.attention.fused;
   const model::AttentionSpec attn = l.attentionKernel(c, layer);
-  std::vector<model::GemmSpec> pv = attn.gemms();
+  const std::vector<model::GemmSpec> pv = attn.gemms();
   const model::GemmSpec qkvSpec = *Lowerer::find(ks, model::Role::Qkv),
                         outSpec = *Lowerer::find(ks, model::Role::AttnOut),
-                        scoreSpec = fused ? pv[0]
-                                          : *Lowerer::find(ks, model::Role::AttnScore),
-                        valueSpec = fused ? pv[1]
-                                          : *Lowerer::find(ks, model::Role::AttnValue);
+                        scoreSpec = pv[0], valueSpec = pv[1];
   const int64_t aR = attn.heads.value, gR = attn.kvHeads.value,
                 d = attn.headDim.value, r = aR / gR;
 

@@ -76,6 +76,11 @@ std::optional<int64_t> tshape::model::blockWeights(BlockKind k,
   return blockInfo(k).weights(whole);
 }
 
+std::optional<int64_t> tshape::model::rankWeights(BlockKind k,
+                                                  const ModelConfig &c) {
+  return blockInfo(k).weights(c);
+}
+
 std::optional<int64_t>
 tshape::model::gemmWeights(const std::vector<Kernel> &kernels) {
   // A weight GEMM computes Y = X . W^T with W stored [N, K].

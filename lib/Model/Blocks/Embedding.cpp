@@ -26,9 +26,10 @@ std::vector<Kernel> tshape::model::lmHeadKernels(const ModelConfig &c,
 }
 
 std::optional<int64_t> tshape::model::embeddingWeights(const ModelConfig &c) {
-  // The table: one row of hidden size per token (learned position tables
-  // are not counted).
-  return checkedMul(c.vocab, c.hidden);
+  // The table: one row of hidden size per token, split as the vocabulary is
+  // (the LM head's share); learned position tables are not counted.
+  return (perRank(Param::Vocab) * DimExpr::param(Param::Hidden))
+      .eval(bindings(c));
 }
 
 std::optional<int64_t> tshape::model::lmHeadWeights(const ModelConfig &c) {

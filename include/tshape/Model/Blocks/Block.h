@@ -42,9 +42,11 @@ struct BlockInfo {
   /// in execution order.
   std::vector<Kernel> (*forward)(const ModelConfig &c, const RunShape &run,
                                  int64_t layer);
-  /// The parameters of one instance, unsharded (`c` has every degree at
-  /// 1): gemmWeights of its kernels plus what no GEMM multiplies (norm
-  /// gains, an embedding table); nullopt on overflow.
+  /// The parameters one rank holds of one instance under `c`'s degrees:
+  /// gemmWeights of its kernels (per rank already) plus what no GEMM
+  /// multiplies (norm gains, replicated; an embedding table, split as its
+  /// parameters are); nullopt on overflow. At degree 1, the unsharded
+  /// count (blockWeights).
   std::optional<int64_t> (*weights)(const ModelConfig &c);
 };
 
@@ -69,6 +71,9 @@ std::vector<Kernel> forwardKernels(BlockKind k, const ModelConfig &c,
 /// The parameters of one instance, unsharded (BlockInfo::weights of `c`
 /// with every degree at 1); nullopt on overflow.
 std::optional<int64_t> blockWeights(BlockKind k, const ModelConfig &c);
+/// The parameters one rank holds of one instance under `c`'s degrees
+/// (BlockInfo::weights of `c`); nullopt on overflow.
+std::optional<int64_t> rankWeights(BlockKind k, const ModelConfig &c);
 /// The weights the weight GEMMs of `kernels` multiply: the sum of their B
 /// operands (N x K); nullopt on overflow.
 std::optional<int64_t> gemmWeights(const std::vector<Kernel> &kernels);
@@ -92,7 +97,7 @@ AttentionSpec attentionKernel(const ModelConfig &c, const RunShape &run,
 std::vector<Kernel> mlpKernels(const ModelConfig &c, const RunShape &run,
                                int64_t layer);
 std::optional<int64_t> mlpWeights(const ModelConfig &c);
-/// Embedding.cpp: the lookup (no kernel; weights: the v x h table) and the
+/// Embedding.cpp: the lookup (no kernel; weights: the v/t x h table) and the
 /// LM head's logits GEMM (weights: its own unless tied, and the final norm
 /// gain).
 std::vector<Kernel> embeddingKernels(const ModelConfig &c, const RunShape &run,
