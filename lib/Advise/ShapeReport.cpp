@@ -179,8 +179,25 @@ void ShapeAnalysis::predict(GemmRecord &r) {
 }
 
 void ShapeAnalysis::analyze(std::vector<GemmRecord> &records) {
+  // A fused attention whose kernel has no price (a head dim no kernel
+  // covers, no kernel on the record) runs as separate GEMMs: its scores
+  // GEMM says why, and every GEMM of the group is then priced on its own.
+  std::set<int64_t> separate;
   for (GemmRecord &r : records)
-    predict(r);
+    if (r.fusedGroup >= 0 && r.fusedPrimary) {
+      predict(r);
+      if (!r.fused.supported || !r.attention)
+        separate.insert(r.fusedGroup);
+    }
+  for (GemmRecord &r : records) {
+    const bool primary = r.fusedGroup >= 0 && r.fusedPrimary;
+    if (r.fusedGroup >= 0 && separate.count(r.fusedGroup)) {
+      r.fusedGroup = -1;
+      r.fusedPrimary = false;
+    }
+    if (!primary)
+      predict(r);
+  }
 }
 
 Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {

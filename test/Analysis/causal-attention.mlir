@@ -28,3 +28,14 @@ func.func @full(%x: tensor<1x2048x4096xbf16>) -> tensor<1x2048x4096xbf16> {
   %a = tshape.attention %x heads = 32 kv_heads = 32 fused : tensor<1x2048x4096xbf16> -> tensor<1x2048x4096xbf16>
   return %a : tensor<1x2048x4096xbf16>
 }
+
+// A fused attention whose score GEMM carries no kernel (tshape.attention
+// removed, as foreign or hand-edited IR may have it) runs as separate GEMMs:
+// the score GEMM says why, and the value GEMM is priced too (it cost nothing
+// before, though its group was not fused). The value GEMM, 32 x
+// (2048x2048).(2048x128), reads and writes (32 x 2048 x 2048 + 2 x 32 x 2048
+// x 128) x 2 = 301,989,888 bytes: memory-bound at 3.35 TB/s x 0.85, 106.05
+// us + 2 us launch = 108.1 us.
+// RUN: tshape-opt %s -split-input-file --tshape-lower-to-linalg | sed 's/tshape.attention = {[^}]*}, //' | tshape-opt -split-input-file --tshape-gemm-analysis="target-file=%S/Inputs/h100-sxm-uncalibrated.json remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOKERNEL
+// NOKERNEL: attn_score GEMM of layer 0 (32 x 2048x2048x128, bf16) on h100-sxm: predicted {{.*}}; the fused attention carries no attention kernel; predicted as separate GEMMs
+// NOKERNEL: attn_value GEMM of layer 0 (32 x 2048x128x2048, bf16) on h100-sxm: predicted 108.1 us
