@@ -303,6 +303,13 @@ TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
   EXPECT_EQ(decode.unsupported,
             "no model for attention over a cache yet (1 queries over 4096 "
             "keys)");
+  // Nor a value head dim unlike the query's (latent attention: 192 / 128).
+  model::AttentionSpec mla = a;
+  mla.headDim.value = 192;
+  KernelEstimate latent = predictKernel(mla, model::DType::BF16, h100());
+  EXPECT_FALSE(latent.supported);
+  EXPECT_EQ(latent.unsupported, "no model for attention with value head dim "
+                                "128 unlike the query's 192 yet");
 }
 
 TEST(GemmModel, MaskedPairs) {

@@ -38,3 +38,4 @@ func.func @with_test_block(%t: tensor<2x64xi32>) -> tensor<2x64x1024xbf16> {
   %z = tshape.lm_head %y vocab = 1024 : tensor<2x64x770xbf16> -> tensor<2x64x1024xbf16>
   return %z : tensor<2x64x1024xbf16>
 }
+

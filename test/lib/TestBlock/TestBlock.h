@@ -5,6 +5,7 @@
 
 #include "tshape/Dialect/TShape/IR/TShapeInterfaces.h"
 #include "tshape/Model/Blocks/Block.h"
+#include "tshape/Model/Params.h"
 
 #include "mlir/IR/Dialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -19,6 +20,9 @@ namespace tshape::test {
 /// use).
 model::Role testProjRole();
 model::BlockKind testProjBlock();
+/// A block with a model (no kernels, no weights) and no lowering, so that
+/// the lowering's error for such a block is tested.
+model::BlockKind testBareBlock();
 /// Registers the dialect, the block and its lowering.
 void registerTestBlock(mlir::DialectRegistry &registry);
 } // namespace tshape::test

@@ -40,3 +40,13 @@ BlockKind tshape::test::testProjBlock() {
        projWeights});
   return kind;
 }
+
+BlockKind tshape::test::testBareBlock() {
+  static const BlockKind kind = registerBlock(
+      {BlockKind::Embedding, "test_bare", /*perLayer=*/true,
+       [](const ModelConfig &, const RunShape &, int64_t) {
+         return std::vector<Kernel>();
+       },
+       [](const ModelConfig &) -> std::optional<int64_t> { return 0; }});
+  return kind;
+}

@@ -1,7 +1,8 @@
 //===- TestBlockOps.cpp - The test block's op -----------------------------===//
 //
 // Step 2 of "Adding a block": the op, with the block op interface (its
-// block's name, what it states, reading and writing the config).
+// block's name, what it states, reading and writing the config: stated once
+// for both test ops in TestBlockOps.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,28 +27,22 @@ void TShapeTestDialect::initialize() {
 #define GET_OP_CLASSES
 #include "TestBlockOps.cpp.inc"
 
-LogicalResult ProjOp::verify() {
-  auto in = cast<RankedTensorType>(getInput().getType());
-  if (in.getRank() != 3 || !in.hasStaticShape() ||
-      in != getResult().getType())
-    return emitOpError() << "input and result must be one static batch x seq "
-                            "x hidden type, got "
-                         << in << " -> " << getResult().getType();
+namespace {
+/// Input and result are one static batch x seq x hidden type.
+LogicalResult verifySubLayer(Operation *op, Type in, Type out) {
+  auto t = cast<RankedTensorType>(in);
+  if (t.getRank() != 3 || !t.hasStaticShape() || t != out)
+    return op->emitOpError() << "input and result must be one static batch x "
+                                "seq x hidden type, got "
+                             << in << " -> " << out;
   return success();
 }
+} // namespace
 
-StringRef ProjOp::getBlockName() { return "test_proj"; }
-bool ProjOp::isResidualSubLayer() { return true; }
-TypedValue<RankedTensorType> ProjOp::getActivations() {
-  return cast<TypedValue<RankedTensorType>>(getInput());
+LogicalResult ProjOp::verify() {
+  return verifySubLayer(*this, getInput().getType(), getResult().getType());
 }
-SmallVector<tshape::model::Param> ProjOp::getStatedParams() { return {}; }
-StringRef ProjOp::getConfigGroup() { return "test_proj ops"; }
-void ProjOp::readConfig(tshape::model::ModelConfig &config) {
-  tshape::readActivationSizes(config, getActivations().getType());
-}
-void ProjOp::writeConfig(const tshape::model::ModelConfig &config) {
-  tshape::setLastDim(getResult(),
-                     tshape::model::getParam(config,
-                                             tshape::model::Param::Hidden));
+
+LogicalResult BareOp::verify() {
+  return verifySubLayer(*this, getInput().getType(), getResult().getType());
 }

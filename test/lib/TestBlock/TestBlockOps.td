@@ -20,13 +20,42 @@ def TShapeTest_Dialect : Dialect {
   let cppNamespace = "::tshape::test";
 }
 
-def TShapeTest_ProjOp : Op<TShapeTest_Dialect, "proj", [
-    Pure, DeclareOpInterfaceMethods<TShape_BlockOpInterface, ["getBlockName"]>]> {
-  let summary = "residual projection y = x + x . W^T, W [hidden, hidden]";
+/// A residual sub-layer of the block `block`, with the block op interface
+/// (the shared answers stated once here).
+class TShapeTest_SubLayerOp<string mnemonic, string block>
+    : Op<TShapeTest_Dialect, mnemonic, [Pure, TShape_BlockOpInterface]> {
   let arguments = (ins AnyRankedTensor:$input);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::StringRef getBlockName() { return "}] # block # [{"; }
+    bool isResidualSubLayer() { return true; }
+    ::mlir::TypedValue<::mlir::RankedTensorType> getActivations() {
+      return ::mlir::cast<::mlir::TypedValue<::mlir::RankedTensorType>>(
+          getInput());
+    }
+    ::llvm::SmallVector<::tshape::model::Param> getStatedParams() {
+      return {};
+    }
+    ::llvm::StringRef getConfigGroup() { return "}] # block # [{ ops"; }
+    void readConfig(::tshape::model::ModelConfig &config) {
+      ::tshape::readActivationSizes(config, getActivations().getType());
+    }
+    void writeConfig(const ::tshape::model::ModelConfig &config) {
+      ::tshape::setLastDim(getResult(), ::tshape::model::getParam(
+                                            config,
+                                            ::tshape::model::Param::Hidden));
+    }
+  }];
+}
+
+def TShapeTest_ProjOp : TShapeTest_SubLayerOp<"proj", "test_proj"> {
+  let summary = "residual projection y = x + x . W^T, W [hidden, hidden]";
+}
+
+def TShapeTest_BareOp : TShapeTest_SubLayerOp<"bare", "test_bare"> {
+  let summary = "a block with a model but no lowering (its error path)";
 }
 
 #endif // TSHAPE_TEST_BLOCK_OPS_TD
