@@ -89,18 +89,36 @@ StepPrediction ShapeSearch::predict(const ModelConfig &c,
       us += r.predictedUs;
     return us;
   };
-  // The layers are identical: predict one and multiply. The once-per-model
-  // kernels (logits) are those of the same model with no layers.
-  ModelConfig headOnly = c;
-  headOnly.layers = 0;
+  // The layers are identical: predict one and multiply; then the
+  // once-per-model kernels (logits). Each list is built once, for both the
+  // time and the FLOPs.
+  const std::vector<model::Kernel> layer = model::layerKernels(c, run, 0);
+  const std::vector<model::Kernel> head =
+      layer.empty() ? layer : model::modelBlockKernels(c, run);
   StepPrediction p;
-  p.us = sum(recordsOf(c, model::layerKernels(c, run, 0))) * c.layers +
-         sum(recordsFor(headOnly, run));
-  p.flops = double(model::countFlops(c, run).value_or(0));
+  p.us = sum(recordsOf(c, layer)) * c.layers + sum(recordsOf(c, head));
+  const std::optional<int64_t> flops = model::checkedAdd(
+      model::checkedMul(model::kernelFlops(layer), c.layers),
+      model::kernelFlops(head));
+  p.flops = double(flops.value_or(0));
   return p;
 }
 
+namespace {
+std::optional<int64_t> totalParams(const ModelConfig &c) {
+  std::optional<model::ParamCount> n = model::countParameters(c);
+  return n ? std::optional<int64_t>(n->total) : std::nullopt;
+}
+} // namespace
+
 std::string ShapeSearch::violation(const ModelConfig &original,
+                                   const ModelConfig &c,
+                                   const SearchOptions &o) {
+  return violation(original, totalParams(original), c, o);
+}
+
+std::string ShapeSearch::violation(const ModelConfig &original,
+                                   std::optional<int64_t> p0,
                                    const ModelConfig &c,
                                    const SearchOptions &o) {
   if (auto v = model::checkModel(c))
@@ -108,10 +126,10 @@ std::string ShapeSearch::violation(const ModelConfig &original,
   for (Param p : model::allParams())
     if (model::paramInfo(p).growOnly && getParam(c, p) < getParam(original, p))
       return std::string(model::paramName(p)) + " may only grow";
-  auto p0 = model::countParameters(original), p1 = model::countParameters(c);
+  std::optional<int64_t> p1 = totalParams(c);
   if (!p0 || !p1)
     return "parameter count overflows";
-  double rel = std::fabs(double(p1->total - p0->total)) / double(p0->total);
+  double rel = std::fabs(double(*p1 - *p0)) / double(*p0);
   if (rel > o.paramTolerance + 1e-12)
     return "parameter count changes by " + std::to_string(rel * 100) +
            "%, over the tolerance";
@@ -246,8 +264,10 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
 
   res.before = c;
   res.predBefore = predict(c, o.run);
-  res.paramsBefore = model::countParameters(c)->total;
-  std::string originalViolation = violation(c, c, o);
+  // The budget's reference, counted once for every candidate.
+  const std::optional<int64_t> paramsBefore = totalParams(c);
+  res.paramsBefore = paramsBefore.value_or(0);
+  std::string originalViolation = violation(c, paramsBefore, c, o);
 
   // Per-rank sizes off the best alignment: hidden, head_dim, ffn, vocab.
   auto misaligned = [&](const ModelConfig &m) {
@@ -267,7 +287,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   bool haveBest = originalViolation.empty();
   odometer.run([&](const ModelConfig &n) {
     ++res.evaluated;
-    if (!violation(c, n, o).empty())
+    if (!violation(c, paramsBefore, n, o).empty())
       return;
     ++res.feasible;
     StepPrediction p = predict(n, o.run);
@@ -324,7 +344,8 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     ch.parameter = model::paramName(p);
     ch.before = getParam(c, p);
     ch.after = getParam(best, p);
-    if (violation(c, one, o).empty() || !originalViolation.empty()) {
+    if (violation(c, paramsBefore, one, o).empty() ||
+        !originalViolation.empty()) {
       StepPrediction sp = predict(one, o.run);
       ch.speedup = sp.tflops() / res.predBefore.tflops();
     } else {

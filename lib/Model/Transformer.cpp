@@ -314,25 +314,33 @@ std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
   return ParamCount{*embedding, *perLayer, *lmHead, *total};
 }
 
+std::optional<int64_t>
+tshape::model::kernelFlops(const std::vector<Kernel> &kernels) {
+  std::optional<int64_t> n = 0;
+  for (const Kernel &k : kernels) {
+    if (const GemmSpec *g = k.gemm())
+      n = checkedAdd(n, g->flops());
+    else if (const AttentionSpec *a = k.attention())
+      n = checkedAdd(n, a->flops());
+  }
+  return n;
+}
+
+std::vector<Kernel> tshape::model::modelBlockKernels(const ModelConfig &c,
+                                                     const RunShape &run) {
+  std::vector<Kernel> out;
+  for (BlockKind k : modelBlocks())
+    append(out, blockKernels(k, c, run, -1));
+  return out;
+}
+
 std::optional<int64_t> tshape::model::countFlops(const ModelConfig &c,
                                                  const RunShape &run) {
   if (!rankShape(c))
     return std::nullopt;
-  auto sum = [](const std::vector<Kernel> &ks) -> std::optional<int64_t> {
-    std::optional<int64_t> n = 0;
-    for (const Kernel &k : ks) {
-      if (const GemmSpec *g = k.gemm())
-        n = checkedAdd(n, g->flops());
-      else if (const AttentionSpec *a = k.attention())
-        n = checkedAdd(n, a->flops());
-    }
-    return n;
-  };
   // One layer's kernels times L, plus the once-per-model blocks (and their
   // backward): the layers are identical, so this does not enumerate L
   // copies.
-  std::optional<int64_t> head = 0;
-  for (BlockKind k : modelBlocks())
-    head = checkedAdd(head, sum(blockKernels(k, c, run, -1)));
-  return checkedAdd(checkedMul(sum(layerKernels(c, run, 0)), c.layers), head);
+  return checkedAdd(checkedMul(kernelFlops(layerKernels(c, run, 0)), c.layers),
+                    kernelFlops(modelBlockKernels(c, run)));
 }

@@ -92,6 +92,13 @@ public:
                         const model::ModelConfig &c, const SearchOptions &o);
 
 private:
+  /// The same, with the original's parameter count computed once by the
+  /// caller (the search checks every candidate against it); nullopt when
+  /// it overflows.
+  std::string violation(const model::ModelConfig &original,
+                        std::optional<int64_t> originalParams,
+                        const model::ModelConfig &c, const SearchOptions &o);
+
   const target::GpuTarget &target;
   ShapeAnalysis analysis{target, 1.0};
 };

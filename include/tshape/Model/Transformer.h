@@ -148,6 +148,10 @@ std::vector<Kernel> layerKernels(const ModelConfig &config,
 /// in reverse order. Empty when the config is invalid.
 std::vector<Kernel> modelKernels(const ModelConfig &config,
                                  const RunShape &run);
+/// The kernels of the once-per-model blocks (embedding, LM head) under
+/// `run`, forward and, when the run has one, backward.
+std::vector<Kernel> modelBlockKernels(const ModelConfig &config,
+                                      const RunShape &run);
 
 //===----------------------------------------------------------------------===//
 // Counting (all overflow-checked)
@@ -165,8 +169,10 @@ struct ParamCount {
 };
 std::optional<ParamCount> countParameters(const ModelConfig &config);
 
-/// Sum of the kernels' FLOPs of one run on one rank (GEMMs, and attention
-/// kernels as their unmasked GEMMs); nullopt on overflow.
+/// The FLOPs of `kernels` (GEMMs, and attention kernels as their unmasked
+/// GEMMs; collectives none); nullopt on overflow.
+std::optional<int64_t> kernelFlops(const std::vector<Kernel> &kernels);
+/// Sum of the kernels' FLOPs of one run on one rank; nullopt on overflow.
 std::optional<int64_t> countFlops(const ModelConfig &config,
                                   const RunShape &run);
 
