@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Advise/ShapeSearch.h"
+
+#include "tshape/Advise/Odometer.h"
 #include "tshape/Advise/Neighbourhood.h"
 #include "tshape/Cost/PredictKernel.h"
 #include "tshape/Model/Blocks/Block.h"
@@ -173,7 +175,30 @@ public:
   /// candidate rules.
   template <typename Leaf> void run(Leaf leaf) {
     ModelConfig n = original;
-    visit(0, n, leaf);
+    std::vector<size_t> sizes;
+    for (const std::vector<int64_t> &l : lists)
+      sizes.push_back(l.size());
+    // The key/value heads before each level's value: a new head count may
+    // move them (followHeads).
+    std::vector<int64_t> kvBefore(vary.size());
+    runOdometer(
+        sizes,
+        [&](size_t level, size_t i) {
+          kvBefore[level] = getParam(n, Param::KvHeads);
+          setParam(n, vary[level], lists[level][i]);
+          return admissible(vary[level], n);
+        },
+        [&](size_t level) {
+          setParam(n, Param::KvHeads, kvBefore[level]);
+          setParam(n, vary[level], getParam(original, vary[level]));
+        },
+        [&] {
+          bool same = true;
+          for (Param p : vary)
+            same &= getParam(n, p) == getParam(original, p);
+          if (!same && headDimOk(n))
+            leaf(n);
+        });
   }
 
 private:
@@ -213,27 +238,6 @@ private:
     default:
       return true;
     }
-  }
-
-  template <typename Leaf>
-  void visit(size_t level, ModelConfig &n, Leaf &leaf) {
-    if (level == vary.size()) {
-      bool same = true;
-      for (Param p : vary)
-        same &= getParam(n, p) == getParam(original, p);
-      if (!same && headDimOk(n))
-        leaf(n);
-      return;
-    }
-    const Param p = vary[level];
-    const int64_t kvBefore = getParam(n, Param::KvHeads);
-    for (int64_t v : lists[level]) {
-      setParam(n, p, v);
-      if (admissible(p, n))
-        visit(level + 1, n, leaf);
-      setParam(n, Param::KvHeads, kvBefore);
-    }
-    setParam(n, p, getParam(original, p));
   }
 
   const ModelConfig &original;

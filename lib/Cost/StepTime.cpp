@@ -149,6 +149,41 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
   return t;
 }
 
+} // namespace
+
+/// The kernels' seconds of one rank for one microbatch: a decoder layer's,
+/// and the LM head's GEMMs forward and backward. They depend on the
+/// per-rank shape only (StepModel remembers them).
+struct StepModel::RankTimes {
+  LayerTime layer;
+  double logitsFwd = 0, logitsBwd = 0;
+};
+
+namespace {
+std::optional<StepModel::RankTimes>
+rankTimes(const ModelConfig &c, const target::GpuTarget &target,
+          const StepOptions &opt, std::string &err) {
+  std::optional<LayerTime> lt = layerTime(c, target, opt, err);
+  if (!lt)
+    return std::nullopt;
+  StepModel::RankTimes r;
+  r.layer = *lt;
+  // The LM head (last stage): its GEMMs.
+  for (const model::Kernel &k : model::blockKernels(
+           model::BlockKind::LMHead, rankConfig(c), model::RunShape::train(),
+           -1)) {
+    KernelEstimate ke = predictKernel(k, c.dtype, target);
+    if (!ke.supported) {
+      err = "cannot price " + k.name() + ": " + ke.unsupported;
+      return std::nullopt;
+    }
+    const model::GemmSpec *g = k.gemm();
+    (g && g->pass != model::GemmPass::Forward ? r.logitsBwd : r.logitsFwd) +=
+        ke.predictedUs * kUs;
+  }
+  return r;
+}
+
 /// The memory-bound bytes of one decoder layer's forward on one rank for
 /// one microbatch (docs/step-time.md): norms, residual adds and dropouts
 /// on the s b h activations, the MLP's activation on s b f/t, and, when
@@ -221,6 +256,38 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
                            const target::GpuTarget &target,
                            const Cluster &cluster, const StepOptions &opt,
                            std::string *error) {
+  StepModel model(target, cluster, opt);
+  return model.estimate(c, plan, error);
+}
+
+StepModel::StepModel(const target::GpuTarget &target, const Cluster &cluster,
+                     const StepOptions &options)
+    : target(target), cluster(cluster), opt(options) {}
+StepModel::~StepModel() = default;
+
+const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
+                                             std::string &err) {
+  std::vector<int64_t> key;
+  for (Param p : model::allParams())
+    key.push_back(getParam(c, p));
+  key.push_back(int64_t(c.dtype));
+  auto [it, inserted] = cache.try_emplace(std::move(key));
+  if (inserted) {
+    if (std::optional<RankTimes> r =
+            rankTimes(c, target, opt, it->second.error))
+      it->second.times = std::make_unique<RankTimes>(*r);
+    ++priced;
+  }
+  if (!it->second.times) {
+    err = it->second.error;
+    return nullptr;
+  }
+  return it->second.times.get();
+}
+
+std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
+                                                const TrainingPlan &plan,
+                                                std::string *error) {
   auto fail = [&](const std::string &msg) -> std::optional<StepEstimate> {
     if (error)
       *error = msg;
@@ -252,9 +319,10 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
   est.globalBatch = m * getParam(c, Param::Microbatch) * d;
 
   std::string err;
-  std::optional<LayerTime> lt = layerTime(c, target, opt, err);
-  if (!lt)
+  const RankTimes *rt = times(c, err);
+  if (!rt)
     return fail(err);
+  const LayerTime *lt = &rt->layer;
   Pricer price{cluster, ""};
 
   // One decoder layer, one microbatch.
@@ -312,20 +380,10 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
                       std::max(0.0, bwd - lt->coreBackward);
   }
 
-  // The LM head (last stage): its GEMMs and the fp32 cross-entropy over
-  // v/t logits (read the bf16 logits, write fp32 losses forward; read,
+  // The LM head (last stage): its GEMMs (rt) and the fp32 cross-entropy
+  // over v/t logits (read the bf16 logits, write fp32 losses forward; read,
   // write the gradient backward: about 12 bytes per logit).
-  double logitsFwd = 0, logitsBwd = 0;
-  for (const model::Kernel &k : model::blockKernels(
-           model::BlockKind::LMHead, rankConfig(c), model::RunShape::train(),
-           -1)) {
-    KernelEstimate ke = predictKernel(k, c.dtype, target);
-    if (!ke.supported)
-      return fail("cannot price " + k.name() + ": " + ke.unsupported);
-    const model::GemmSpec *g = k.gemm();
-    (g && g->pass != model::GemmPass::Forward ? logitsBwd : logitsFwd) +=
-        ke.predictedUs * kUs;
-  }
+  const double logitsFwd = rt->logitsFwd, logitsBwd = rt->logitsBwd;
   const double vocabRank =
       double(getParam(c, Param::Vocab)) /
       double(model::splitDegree(Param::Vocab, model::bindings(c)));

@@ -204,6 +204,10 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
         "model shards weights, gradients and optimizer state over dp x cp");
     break;
   }
+  // A fused attention kernel is Megatron-LM's default (--attention-backend
+  // auto picks flash or cuDNN fused attention); the unfused one is asked for.
+  if (!c.attention.fused)
+    line.flag("--attention-backend unfused");
   line.arg("--global-batch-size",
            plan.microbatches * c.microbatch * par.dp);
   if (plan.bytes.weights != 2 || plan.bytes.gradients != 4 ||

@@ -3,6 +3,7 @@
 #include "tshape/Model/Parallelism.h"
 #include "tshape/Model/Transformer.h"
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace tshape::model;
@@ -91,4 +92,25 @@ std::optional<RuleViolation> tshape::model::checkSplits(const Bindings &env) {
                              number(d) + "; " + fix};
   }
   return std::nullopt;
+}
+
+std::vector<Param> tshape::model::padGrowOnlySplits(ModelConfig &c,
+                                                   int64_t unit) {
+  std::vector<Param> padded;
+  for (Param p : allParams()) {
+    const ParamInfo &info = paramInfo(p);
+    if (!info.growOnly || !info.splitBy)
+      continue;
+    const int64_t v = getParam(c, p), d = getParam(c, *info.splitBy);
+    if (v <= 0 || d <= 1 || v % d == 0)
+      continue;
+    std::optional<int64_t> m = checkedMul(std::max<int64_t>(1, unit), d);
+    std::optional<int64_t> up =
+        m ? checkedAdd(v / *m * *m, *m) : std::nullopt;
+    if (!up)
+      continue; // checkSplits reports it
+    setParam(c, p, *up);
+    padded.push_back(p);
+  }
+  return padded;
 }

@@ -83,9 +83,60 @@ const char *kCommandKind =
     "training-length arguments are yours to add";
 } // namespace
 
+void tshape::report::writePlanJson(llvm::json::OStream &j,
+                                   const model::ModelConfig &config,
+                                   const cost::TrainingPlan &plan,
+                                   const cost::StepEstimate &e) {
+  const model::Parallelism &p = config.parallel;
+  j.attributeObject("plan", [&] {
+    j.attribute("tp", p.tp);
+    j.attribute("pp", p.pp);
+    j.attribute("dp", p.dp);
+    j.attribute("cp", p.cp);
+    j.attribute("ep", p.ep);
+    j.attribute("microbatch", config.microbatch);
+    j.attribute("seq", config.seq);
+    j.attribute("global_batch", e.globalBatch);
+    j.attribute("microbatches", e.microbatches);
+    j.attribute("virtual_stages", plan.virtualStages);
+    j.attribute("schedule", cost::scheduleName(plan.schedule));
+    j.attribute("recompute", cost::recomputeName(plan.recompute));
+    j.attribute("sequence_parallel", plan.sequenceParallel);
+    j.attribute("sharding", cost::shardingName(plan.sharding));
+    j.attribute("dtype", model::dtypeName(config.dtype));
+  });
+  j.attribute("step_time_s", round6(e.stepTime));
+  j.attribute("tflops_per_gpu", round3(e.tflopsPerGpu));
+  j.attribute("tokens_per_s_per_gpu", round3(e.tokensPerSPerGpu));
+  j.attribute("mfu", round6(e.mfu));
+  j.attribute("hfu", round6(e.hfu));
+  j.attribute("model_flops", e.modelFlops);
+  j.attribute("bubble_fraction", round6(e.bubbleFraction));
+  j.attributeObject("time_s", [&] {
+    for (const cost::StepLine &l : e.lines())
+      j.attribute(key(l.name), round6(l.seconds));
+  });
+  j.attributeObject("hidden_time_s", [&] {
+    for (const cost::StepLine &l : e.lines())
+      if (l.name.find("communication") != std::string::npos ||
+          l.name.find("send") != std::string::npos)
+        j.attribute(key(l.name), round6(l.hiddenSeconds));
+  });
+  j.attribute("peak_stage", int64_t(e.memory.peakStage));
+  j.attributeObject("memory_gib", [&] {
+    if (e.memory.stages.empty())
+      return;
+    for (const cost::MemoryLine &l : e.memory.peak().lines())
+      j.attribute(key(l.name), round3(l.bytes / cost::kGiB));
+    j.attribute("total", round3(e.memory.peak().total() / cost::kGiB));
+  });
+  j.attributeArray("memory_per_stage_gib", [&] {
+    for (const cost::StageMemory &s : e.memory.stages)
+      j.value(round3(s.total() / cost::kGiB));
+  });
+}
+
 void tshape::report::writeJson(llvm::raw_ostream &os, const PlanReport &r) {
-  const cost::StepEstimate &e = r.step;
-  const model::Parallelism &p = r.config.parallel;
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("schema", "tshape-plan/1");
@@ -93,52 +144,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os, const PlanReport &r) {
     j.attribute("target", r.target);
     j.attribute("cluster", r.cluster);
     j.attribute("gpus", r.gpus);
-    j.attributeObject("plan", [&] {
-      j.attribute("tp", p.tp);
-      j.attribute("pp", p.pp);
-      j.attribute("dp", p.dp);
-      j.attribute("cp", p.cp);
-      j.attribute("ep", p.ep);
-      j.attribute("microbatch", r.config.microbatch);
-      j.attribute("seq", r.config.seq);
-      j.attribute("global_batch", e.globalBatch);
-      j.attribute("microbatches", e.microbatches);
-      j.attribute("virtual_stages", r.plan.virtualStages);
-      j.attribute("schedule", cost::scheduleName(r.plan.schedule));
-      j.attribute("recompute", cost::recomputeName(r.plan.recompute));
-      j.attribute("sequence_parallel", r.plan.sequenceParallel);
-      j.attribute("sharding", cost::shardingName(r.plan.sharding));
-      j.attribute("dtype", model::dtypeName(r.config.dtype));
-    });
-    j.attribute("step_time_s", round6(e.stepTime));
-    j.attribute("tflops_per_gpu", round3(e.tflopsPerGpu));
-    j.attribute("tokens_per_s_per_gpu", round3(e.tokensPerSPerGpu));
-    j.attribute("mfu", round6(e.mfu));
-    j.attribute("hfu", round6(e.hfu));
-    j.attribute("model_flops", e.modelFlops);
-    j.attribute("bubble_fraction", round6(e.bubbleFraction));
-    j.attributeObject("time_s", [&] {
-      for (const cost::StepLine &l : e.lines())
-        j.attribute(key(l.name), round6(l.seconds));
-    });
-    j.attributeObject("hidden_time_s", [&] {
-      for (const cost::StepLine &l : e.lines())
-        if (l.name.find("communication") != std::string::npos ||
-            l.name.find("send") != std::string::npos)
-          j.attribute(key(l.name), round6(l.hiddenSeconds));
-    });
-    j.attribute("peak_stage", int64_t(e.memory.peakStage));
-    j.attributeObject("memory_gib", [&] {
-      if (e.memory.stages.empty())
-        return;
-      for (const cost::MemoryLine &l : e.memory.peak().lines())
-        j.attribute(key(l.name), round3(l.bytes / cost::kGiB));
-      j.attribute("total", round3(r.peakGiB()));
-    });
-    j.attributeArray("memory_per_stage_gib", [&] {
-      for (const cost::StageMemory &s : e.memory.stages)
-        j.value(round3(s.total() / cost::kGiB));
-    });
+    writePlanJson(j, r.config, r.plan, r.step);
     j.attribute("memory_capacity_gib", r.memoryCapacityGiB);
     j.attribute("fits", r.fits());
     j.attribute("megatron_command", r.megatronCommand);

@@ -26,6 +26,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace tshape;
 namespace cl = llvm::cl;
 
@@ -98,6 +100,12 @@ cl::opt<cost::StateSharding> sharding(
                clEnumValN(cost::StateSharding::Fsdp, "fsdp",
                           "weights, gradients and optimizer state")),
     cl::init(cost::StateSharding::None), cl::cat(planCat));
+cl::opt<bool> fusedAttention(
+    "fused-attention",
+    cl::desc("attention as one fused kernel (FlashAttention or cuDNN, "
+             "Megatron-LM's default); =false prices the unfused scores, "
+             "softmax and dropout (default true)"),
+    cl::init(true), cl::cat(planCat));
 cl::opt<std::string> dtypeOpt("dtype",
                               cl::desc("training precision (bf16, fp16, ...)"),
                               cl::init("bf16"), cl::cat(planCat));
@@ -106,6 +114,23 @@ cl::opt<std::string> reportPath(
     cl::desc("write the report: a .json file, a .md file, or - for Markdown "
              "on stdout (docs/report-schema.md)"),
     cl::init(""), cl::cat(planCat));
+
+cl::opt<bool> search(
+    "search",
+    cl::desc("search the plans instead of evaluating one: every degree, "
+             "microbatch, v, recompute, sequence parallelism and sharding "
+             "not given on the command line is searched (docs/plan.md)"),
+    cl::cat(planCat));
+cl::opt<int64_t> top("top", cl::desc("--search: ranked plans shown (10)"),
+                     cl::init(10), cl::cat(planCat));
+cl::opt<double> memoryLimit(
+    "memory-limit",
+    cl::desc("--search: GiB per GPU allowed (default: the target's memory)"),
+    cl::init(0), cl::cat(planCat));
+cl::opt<int64_t> maxCandidates(
+    "max-candidates",
+    cl::desc("--search: candidates visited at most (100000000)"),
+    cl::init(100'000'000), cl::cat(planCat));
 
 /// The tool's name, the start of each line it writes to stderr.
 constexpr const char kTool[] = "tshape-plan";
@@ -116,6 +141,146 @@ int fail(const std::string &msg) {
 }
 
 std::string n(int64_t v) { return std::to_string(v); }
+
+bool given(const cl::Option &o) { return o.getNumOccurrences() > 0; }
+
+/// The plan choices of the command line (the degrees and microbatch are
+/// the config's).
+cost::TrainingPlan commandLinePlan(int64_t microbatches) {
+  cost::TrainingPlan plan;
+  plan.setVirtualStages(vp);
+  plan.microbatches = microbatches;
+  plan.recompute = recompute;
+  plan.sequenceParallel = sequenceParallel;
+  plan.sharding = sharding;
+  return plan;
+}
+
+/// Megatron-LM's bytes per parameter for the precision (Memory.h).
+void setStateBytes(cost::TrainingPlan &plan, model::DType dtype) {
+  if (dtype == model::DType::FP16)
+    plan.bytes = {2, 2, 16};
+  else if (dtype == model::DType::FP32)
+    plan.bytes = {4, 4, 8};
+}
+
+/// One plan, evaluated: the report with its Megatron-LM launch; nullopt
+/// with `error` set when Megatron-LM would reject it or it cannot be
+/// priced.
+std::optional<report::PlanReport>
+evaluate(const model::ModelConfig &config, const cost::TrainingPlan &plan,
+         const target::GpuTarget &target, const cost::Cluster &cluster,
+         int64_t world, int64_t originalVocab, std::string &error) {
+  std::optional<MegatronLaunch> launch =
+      megatronLaunch(config, originalVocab, plan, &error);
+  if (!launch) {
+    error = "Megatron-LM would reject this plan: " + error;
+    return std::nullopt;
+  }
+  // Megatron-LM turns sequence parallelism off at tp 1: price what it runs.
+  cost::TrainingPlan priced = plan;
+  priced.sequenceParallel = plan.sequenceParallel && config.parallel.tp > 1;
+  std::optional<cost::StepEstimate> step =
+      cost::estimateStep(config, priced, target, cluster, {}, &error);
+  if (!step)
+    return std::nullopt;
+  report::PlanReport r;
+  r.model = input;
+  r.target = target.name;
+  r.cluster = cluster.name;
+  r.memoryCapacityGiB = target.memoryGiB;
+  r.gpus = world;
+  r.config = config;
+  r.plan = priced;
+  r.step = *step;
+  r.megatronArguments = launch->arguments;
+  r.megatronCommand = launch->command(world, cluster.gpusPerNode);
+  r.megatronNotes = launch->notes;
+  const int64_t padded = getParam(config, model::Param::Vocab);
+  if (padded != originalVocab)
+    r.megatronNotes.insert(r.megatronNotes.begin(),
+                           "vocab " + n(originalVocab) + " padded to " +
+                               n(padded) + ", a multiple of " +
+                               n(kMegatronVocabDivisibleBy) + " x tp " +
+                               n(config.parallel.tp) +
+                               ", as Megatron-LM pads it by default");
+  if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
+    r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
+                              n(cluster.gpusPerNode) + "-GPU nodes");
+  return r;
+}
+
+/// Writes `r` as asked: the terminal summary unless the report goes to
+/// stdout, and the report file.
+template <typename Report> int emit(const Report &r) {
+  if (reportPath != "-")
+    report::writeText(llvm::outs(), r);
+  if (!reportPath.empty())
+    if (llvm::Error err = report::writeReport(reportPath, r))
+      return fail(llvm::toString(std::move(err)));
+  return 0;
+}
+
+/// --search: the space of the command line (a choice given is fixed), the
+/// search, and the fastest plan evaluated with its launch.
+int runSearch(const model::ModelConfig &config, model::DType dtype,
+              const target::GpuTarget &target, const cost::Cluster &cluster) {
+  advise::PlanSpace space =
+      advise::defaultPlanSpace(config, gpus, globalBatch);
+  if (given(tp))
+    space.tp = {tp};
+  if (given(pp))
+    space.pp = {pp};
+  if (given(cp))
+    space.cp = {cp};
+  if (given(ep))
+    space.ep = {ep};
+  if (given(microbatch))
+    space.microbatch = {microbatch};
+  if (given(vp))
+    space.virtualStages = {vp};
+  if (given(recompute))
+    space.recompute = {recompute};
+  if (given(sequenceParallel))
+    space.sequenceParallel = {sequenceParallel};
+  if (given(sharding))
+    space.sharding = {sharding};
+  advise::PlanSearchOptions options;
+  options.memoryLimitGiB = memoryLimit;
+  options.top = top;
+  options.maxCandidates = maxCandidates;
+  cost::TrainingPlan bytes;
+  setStateBytes(bytes, dtype);
+  options.bytes = bytes.bytes;
+  std::string error;
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<advise::PlanSearchResult> result =
+      advise::searchPlans(config, space, target, cluster, options, error);
+  if (!result)
+    return fail(error);
+  report::PlanSearchReport rep;
+  rep.seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  rep.model = input;
+  rep.target = target.name;
+  rep.cluster = cluster.name;
+  rep.result = std::move(*result);
+  if (!rep.result.ranked.empty()) {
+    const advise::PlanCandidate &best = rep.result.ranked.front();
+    rep.best = evaluate(best.config, best.plan, target, cluster, gpus,
+                        getParam(config, model::Param::Vocab), error);
+    if (!rep.best)
+      return fail("the fastest plan (" + best.describe() +
+                  ") cannot be evaluated: " + error);
+    rep.best->memoryCapacityGiB = rep.result.memoryLimitGiB;
+  }
+  if (int rc = emit(rep))
+    return rc;
+  if (std::string none = advise::noPlanFits(rep.result); !none.empty())
+    return fail(none);
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -123,11 +288,13 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(planCat);
   const std::string overview =
       std::string(kTool) +
-      ": evaluate one training plan and print its Megatron-LM launch\n\n"
+      ": evaluate or search training plans and print the Megatron-LM "
+      "launch\n\n"
       "Prices one training step of a Hugging Face config.json under a plan "
       "(degrees,\nbatch, schedule, recompute, sharding) on a cluster: time "
       "per component, TFLOP/s,\ntokens/s and MFU per GPU, memory per GPU "
-      "against the target's, and the\nMegatron-LM command. See "
+      "against the target's, and the\nMegatron-LM command. With --search, "
+      "ranks every plan of the space that fits\nthe memory. See "
       "docs/plan.md.\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
 
@@ -137,22 +304,37 @@ int main(int argc, char **argv) {
                          {"ep", ep},
                          {"microbatch", microbatch},
                          {"seq", seq},
-                         {"vp", vp}})
+                         {"vp", vp},
+                         {"top", top},
+                         {"max-candidates", maxCandidates}})
     if (v < 1)
       return fail(std::string("--") + name + " must be at least 1, got " +
                   n(v));
   if (gpus < 0 || dp < 0 || globalBatch < 0)
     return fail("--gpus, --dp and --global-batch must be positive");
+  if (memoryLimit < 0)
+    return fail("--memory-limit must be positive (GiB per GPU)");
   std::optional<model::DType> dtype = model::parseDType(dtypeOpt);
   if (!dtype)
     return fail("unknown --dtype '" + dtypeOpt + "'");
+  if (search) {
+    if (!gpus)
+      return fail("--search needs --gpus (the GPUs to plan for)");
+    if (!globalBatch)
+      return fail("--search needs --global-batch (sequences per step)");
+    if (dp)
+      return fail("--search derives dp (gpus / (tp x pp x cp)); give "
+                  "--gpus, not --dp");
+  }
 
   // The degrees: dp given, or derived from the GPUs.
   const int64_t modelRanks = tp * pp * cp;
   int64_t d = dp, world = gpus;
-  if (!world && !d)
+  if (search) {
+    d = 1; // the search sets every degree
+  } else if (!world && !d) {
     return fail("give --gpus (or --dp)");
-  if (!d) {
+  } else if (!d) {
     if (world % modelRanks)
       return fail(n(world) + " GPUs do not factor as tp " + n(tp) + " x pp " +
                   n(pp) + " x cp " + n(cp) + " = " + n(modelRanks) +
@@ -186,14 +368,13 @@ int main(int argc, char **argv) {
   if (!target)
     return fail(error);
 
-  // The model, imported as tshape-translate imports it.
+  // The model, imported as tshape-translate imports it (at degree 1 for a
+  // search, which sets the degrees itself).
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
   if (!buf)
     return fail("cannot read '" + input + "': " + buf.getError().message());
   ImportOptions options;
   options.seq = seq;
-  options.microbatch = microbatch;
-  options.parallel = {tp, pp, d, ep, cp};
   options.dtype = *dtype;
   ImportDiagnostic diag;
   std::optional<model::ModelConfig> config =
@@ -205,6 +386,18 @@ int main(int argc, char **argv) {
     llvm::errs() << ": error: " << diag.message << "\n";
     return 1;
   }
+  config->attention.fused = fusedAttention;
+  const int64_t vocab = getParam(*config, model::Param::Vocab);
+  if (search)
+    return runSearch(*config, *dtype, *target, *cluster);
+
+  // The degrees and microbatch; the vocabulary padded to a multiple of tp
+  // as Megatron-LM pads it; the model's rules at these degrees.
+  setParam(*config, model::Param::Microbatch, microbatch);
+  config->parallel = {tp, pp, d, ep, cp};
+  model::padGrowOnlySplits(*config, kMegatronVocabDivisibleBy);
+  if (std::optional<model::RuleViolation> v = model::checkModel(*config))
+    return fail("rule " + v->rule + ": " + v->message);
 
   // The plan; Megatron-LM's batch rule (num_microbatches_calculator.py).
   const int64_t perStep = microbatch * d;
@@ -214,56 +407,17 @@ int main(int argc, char **argv) {
                 " not divisible by micro batch size " + n(microbatch) +
                 " x data-parallel size " + n(d) + " = " + n(perStep) +
                 " (Megatron-LM asserts it)");
-  cost::TrainingPlan plan;
-  plan.virtualStages = vp;
-  plan.schedule = vp > 1 ? cost::PipelineSchedule::Interleaved
-                         : cost::PipelineSchedule::OneFOneB;
-  plan.microbatches = batch / perStep;
-  plan.recompute = recompute;
-  plan.sequenceParallel = sequenceParallel;
-  plan.sharding = sharding;
-  if (*dtype == model::DType::FP16)
-    plan.bytes = {2, 2, 16};
-  else if (*dtype == model::DType::FP32)
-    plan.bytes = {4, 4, 8};
-
-  std::optional<MegatronLaunch> launch =
-      megatronLaunch(*config, 0, plan, &error);
-  if (!launch)
-    return fail("Megatron-LM would reject this plan: " + error);
-  // Megatron-LM turns sequence parallelism off at tp 1: price what it runs.
-  cost::TrainingPlan priced = plan;
-  priced.sequenceParallel = plan.sequenceParallel && tp > 1;
-  std::optional<cost::StepEstimate> step =
-      cost::estimateStep(*config, priced, *target, *cluster, {}, &error);
-  if (!step)
+  cost::TrainingPlan plan = commandLinePlan(batch / perStep);
+  setStateBytes(plan, *dtype);
+  std::optional<report::PlanReport> r =
+      evaluate(*config, plan, *target, *cluster, world, vocab, error);
+  if (!r)
     return fail(error);
 
-  report::PlanReport r;
-  r.model = input;
-  r.target = target->name;
-  r.cluster = cluster->name;
-  r.memoryCapacityGiB = target->memoryGiB;
-  r.gpus = world;
-  r.config = *config;
-  r.plan = priced;
-  r.step = *step;
-  r.megatronArguments = launch->arguments;
-  r.megatronCommand = launch->command(world, cluster->gpusPerNode);
-  r.megatronNotes = launch->notes;
   if (!globalBatch)
-    r.megatronNotes.push_back("no --global-batch: tshape took " + n(batch) +
-                              " (" + n(plan.microbatches) +
-                              " microbatches, the fewest that fill the "
-                              "pipeline)");
-  if (world > cluster->gpusPerNode && world % cluster->gpusPerNode)
-    r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
-                              n(cluster->gpusPerNode) + "-GPU nodes");
-
-  if (reportPath != "-")
-    report::writeText(llvm::outs(), r);
-  if (!reportPath.empty())
-    if (llvm::Error err = report::writeReport(reportPath, r))
-      return fail(llvm::toString(std::move(err)));
-  return 0;
+    r->megatronNotes.push_back("no --global-batch: tshape took " + n(batch) +
+                               " (" + n(plan.microbatches) +
+                               " microbatches, the fewest that fill the "
+                               "pipeline)");
+  return emit(*r);
 }

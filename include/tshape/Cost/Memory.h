@@ -71,6 +71,13 @@ struct TrainingPlan {
   bool sequenceParallel = false;
   StateSharding sharding = StateSharding::None;
   StateBytes bytes;
+
+  /// Sets v and the schedule it means: 1F1B at v = 1, else interleaved.
+  void setVirtualStages(int64_t v) {
+    virtualStages = v;
+    schedule = v > 1 ? PipelineSchedule::Interleaved
+                     : PipelineSchedule::OneFOneB;
+  }
 };
 
 /// The training state of some parameters on one GPU.

@@ -22,6 +22,8 @@
 #include "tshape/Cost/Memory.h"
 #include "tshape/Target/GpuTarget.h"
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,6 +143,43 @@ std::optional<StepEstimate> estimateStep(const model::ModelConfig &config,
                                          const Cluster &cluster,
                                          const StepOptions &options = {},
                                          std::string *error = nullptr);
+
+/// estimateStep for many plans of one model (the planner, PlanSearch.h):
+/// remembers the kernel times of every per-rank shape it has priced. They
+/// depend on the parameter table's values (t, cp, the microbatch, the
+/// sizes) and the dtype, not on p, d, v, m, recompute or sharding, so a
+/// second plan with the same per-rank shape is priced with arithmetic.
+/// The configs given must differ only in parameter-table values and dtype.
+class StepModel {
+public:
+  StepModel(const target::GpuTarget &target, const Cluster &cluster,
+            const StepOptions &options = {});
+  ~StepModel();
+  StepModel(const StepModel &) = delete;
+  StepModel &operator=(const StepModel &) = delete;
+
+  /// estimateStep(config, plan, target, cluster, options, error).
+  std::optional<StepEstimate> estimate(const model::ModelConfig &config,
+                                       const TrainingPlan &plan,
+                                       std::string *error = nullptr);
+  /// Per-rank shapes whose kernels were priced.
+  int64_t pricedShapes() const { return priced; }
+
+  struct RankTimes;
+
+private:
+  const RankTimes *times(const model::ModelConfig &config, std::string &error);
+
+  const target::GpuTarget &target;
+  const Cluster &cluster;
+  StepOptions opt;
+  struct Entry {
+    std::unique_ptr<RankTimes> times; ///< null: `error` says why
+    std::string error;
+  };
+  std::map<std::vector<int64_t>, Entry> cache;
+  int64_t priced = 0;
+};
 
 } // namespace tshape::cost
 

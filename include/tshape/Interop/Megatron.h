@@ -29,6 +29,11 @@ std::string megatronArguments(const model::ModelConfig &c,
 
 /// The Megatron-LM launch of a training plan: `c`'s degrees, microbatch and
 /// sequence under `plan` (global batch m x b x dp).
+/// Megatron-LM's --make-vocab-size-divisible-by default: the vocabulary is
+/// padded to a multiple of this times the tensor-parallel degree
+/// (megatron/training/arguments.py; _vocab_size_with_padding).
+inline constexpr int64_t kMegatronVocabDivisibleBy = 128;
+
 struct MegatronLaunch {
   /// pretrain_gpt.py's arguments, one line, no comment in it.
   std::string arguments;

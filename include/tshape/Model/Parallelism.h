@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tshape::model {
 
@@ -65,6 +66,12 @@ struct RuleViolation {
 /// V1 today) on the parameters `env` binds, in vocabulary order; the first
 /// violation. A degree of 0 or less is rule S1's and is skipped here.
 std::optional<RuleViolation> checkSplits(const Bindings &env);
+
+/// Pads every grow-only parameter that a degree splits (the vocabulary)
+/// and is not divisible by it up to a multiple of `unit` x that degree, as
+/// frameworks pad it (Megatron-LM: --make-vocab-size-divisible-by, 128 by
+/// default); the padded parameters, or none.
+std::vector<Param> padGrowOnlySplits(ModelConfig &c, int64_t unit = 1);
 
 } // namespace tshape::model
 

@@ -12,7 +12,12 @@
 #ifndef TSHAPE_REPORT_PLANREPORT_H
 #define TSHAPE_REPORT_PLANREPORT_H
 
+#include "tshape/Advise/PlanSearch.h"
 #include "tshape/Cost/StepTime.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -40,6 +45,25 @@ struct PlanReport {
   double peakGiB() const;
   /// Whether the peak stage fits the target's memory (true when unknown).
   bool fits() const;
+};
+
+/// The plan's keys of tshape-plan/1 (plan, step_time_s ...
+/// memory_per_stage_gib) into an open JSON object: one statement for the
+/// evaluated plan and for every ranked plan of a search.
+void writePlanJson(llvm::json::OStream &j, const model::ModelConfig &config,
+                   const cost::TrainingPlan &plan,
+                   const cost::StepEstimate &step);
+
+/// tshape-plan --search's report: the space, what the search counted and
+/// why it rejected each family, the ranked plans, and the fastest one
+/// evaluated as tshape-plan evaluates one (with its Megatron-LM launch).
+struct PlanSearchReport {
+  std::string model, target, cluster;
+  advise::PlanSearchResult result;
+  std::optional<PlanReport> best; ///< absent when no plan fits
+  /// Wall-clock seconds of the search (the terminal summary only: reports
+  /// stay deterministic).
+  double seconds = 0;
 };
 
 } // namespace tshape::report

@@ -21,6 +21,7 @@ namespace tshape::report {
 struct AccuracyReport;
 struct CalibrationReport;
 struct PlanReport;
+struct PlanSearchReport;
 
 void writeJson(llvm::raw_ostream &os, const AnalysisReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const AnalysisReport &r);
@@ -40,6 +41,9 @@ void writeMarkdown(llvm::raw_ostream &os, const CalibrationReport &r);
 void writeJson(llvm::raw_ostream &os, const PlanReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const PlanReport &r);
 
+void writeJson(llvm::raw_ostream &os, const PlanSearchReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const PlanSearchReport &r);
+
 /// The terminal views: tshape-predict --compare's lines for one file of
 /// `r`, and tshape-calibrate's summary on stderr.
 void writeText(llvm::raw_ostream &os, const AccuracyReport &r, size_t file);
@@ -50,6 +54,10 @@ void writeText(llvm::raw_ostream &os, const CalibrationReport &r,
 /// tshape-plan's summary: step time, throughput, time and memory per
 /// component, the fit, the Megatron-LM command and its notes.
 void writeText(llvm::raw_ostream &os, const PlanReport &r);
+/// tshape-plan --search's summary: the counts, the ranked plans, each
+/// tensor-parallel family's outcome, the rejections by rule, and the
+/// fastest plan's summary and launch.
+void writeText(llvm::raw_ostream &os, const PlanSearchReport &r);
 
 enum class Format { Json, Markdown };
 
