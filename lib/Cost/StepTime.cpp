@@ -91,20 +91,11 @@ struct LayerTime {
   double coreForward = 0, coreBackward = 0; ///< the attention core's share
 };
 
-/// The config of one rank's kernels: the context-parallel rank holds s/cp
-/// of each sequence. (The blocks state no cp split yet; this is the one
-/// place the step model states it, as Memory.cpp does for activations.)
-ModelConfig rankConfig(const ModelConfig &c) {
-  ModelConfig r = c;
-  const int64_t cp = getParam(c, Param::Cp);
-  setParam(r, Param::Seq, getParam(c, Param::Seq) / cp);
-  return r;
-}
-
 std::optional<LayerTime> layerTime(const ModelConfig &c,
                                    const target::GpuTarget &target,
                                    const StepOptions &opt, std::string &err) {
-  const ModelConfig rc = rankConfig(c);
+  // The context-parallel rank's kernels: s/cp of each sequence.
+  const ModelConfig rc = model::rankSeqConfig(c);
   const int64_t cp = getParam(c, Param::Cp);
   std::vector<model::Kernel> kernels =
       model::layerKernels(rc, model::RunShape::train(), 0);
@@ -161,9 +152,9 @@ struct ElementwiseBytes {
 ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
   const double e = double(model::dtypeBytes(c.dtype));
   const double t = double(getParam(c, Param::Tp));
-  const double cp = double(getParam(c, Param::Cp));
   const double s = double(getParam(c, Param::Seq));
-  const double tokens = double(getParam(c, Param::Microbatch)) * s / cp;
+  const double tokens =
+      double(getParam(c, Param::Microbatch)) * double(model::rankSeq(c));
   const double h = double(getParam(c, Param::Hidden));
   const double f = double(getParam(c, Param::Ffn));
   const double a = double(getParam(c, Param::Heads));
@@ -203,10 +194,6 @@ std::string checkStep(const ModelConfig &c, const TrainingPlan &plan,
     return "microbatches " + std::to_string(m) + " not divisible by pp " +
            std::to_string(p) + " with the interleaved schedule (Megatron-LM's "
            "interleaved schedule requires it)";
-  const int64_t s = getParam(c, Param::Seq), cp = c.parallel.cp;
-  if (cp > 1 && s % cp != 0)
-    return "seq " + std::to_string(s) + " not divisible by cp " +
-           std::to_string(cp);
   if (target.peak(c.dtype) <= 0)
     return target.name + " has no dense " + model::dtypeName(c.dtype) +
            " peak: choose another dtype or target";
@@ -245,7 +232,7 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
   const bool sp = plan.sequenceParallel && t > 1;
   const double e = double(model::dtypeBytes(c.dtype));
   const double tokens = double(getParam(c, Param::Microbatch)) *
-                        double(getParam(c, Param::Seq)) / double(cp);
+                        double(model::rankSeq(c));
   const double h = double(getParam(c, Param::Hidden));
   est.gpus = t * p * d * cp;
   est.microbatches = m;
@@ -317,7 +304,7 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
   // write the gradient backward: about 12 bytes per logit).
   double logitsFwd = 0, logitsBwd = 0;
   for (const model::Kernel &k : model::blockKernels(
-           model::BlockKind::LMHead, rankConfig(c), model::RunShape::train(),
+           model::BlockKind::LMHead, model::rankSeqConfig(c), model::RunShape::train(),
            -1)) {
     KernelEstimate ke = predictKernel(k, c.dtype, target);
     if (!ke.supported)
