@@ -61,29 +61,42 @@ double tshape::cost::stepModelFlops(const ModelConfig &c, int64_t globalBatch,
 namespace {
 constexpr double kUs = 1e-6;
 
-/// Seconds of a collective; `ok` cleared and `err` set when the model
-/// cannot price it.
+/// Where a group of GPUs runs: its tier and, on the network, how many of
+/// its ranks share a node.
+struct Placement {
+  Tier tier = Tier::Node;
+  int64_t ranksPerNode = 0;
+};
+
+/// The placement of a group of `ranks` GPUs, `stride` ranks apart in
+/// Megatron-LM's rank order (tp fastest, then cp, dp, pp): the node when
+/// the whole span fits in one NVLink domain; else the network, with
+/// gpusPerNode / stride of the group's ranks in each node, one when the
+/// stride spans a node (the data-parallel group beside tp = 8: one GPU per
+/// node, each on its own NIC while the groups beside it use theirs).
+Placement placeGroup(int64_t ranks, int64_t stride, const Cluster &cluster) {
+  const int64_t g = cluster.gpusPerNode;
+  if (ranks * stride <= g)
+    return {Tier::Node, 0};
+  return {Tier::Network, std::max<int64_t>(1, g / stride)};
+}
+
+/// Seconds of a collective; `err` set when the model cannot price it.
 struct Pricer {
   const Cluster &cluster;
   std::string err;
 
-  double collective(CollectiveOp op, double bytes, int64_t ranks, Tier tier) {
+  double collective(CollectiveOp op, double bytes, int64_t ranks,
+                    Placement at) {
     if (ranks <= 1 || bytes <= 0)
       return 0;
-    CollectiveEstimate e =
-        estimateCollective({op, bytes, ranks, tier}, cluster);
+    CollectiveEstimate e = estimateCollective(
+        {op, bytes, ranks, at.tier, at.ranksPerNode}, cluster);
     if (!e.supported && err.empty())
       err = e.unsupported;
     return e.predictedUs * kUs;
   }
 };
-
-/// The tier a group of `ranks` GPUs, `stride` ranks apart in Megatron-LM's
-/// rank order (tp fastest, then cp, dp, pp), talks on: the node when the
-/// whole span fits in one NVLink domain.
-Tier tierOf(int64_t ranks, int64_t stride, const Cluster &cluster) {
-  return ranks * stride <= cluster.gpusPerNode ? Tier::Node : Tier::Network;
-}
 
 /// One decoder layer's work for one microbatch on one rank, in seconds.
 struct LayerTime {
@@ -265,7 +278,7 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
   // gathered size instead. Full recompute runs the forward's again.
   const int64_t subLayers = int64_t(c.layerBlocks.size());
   const double actBytes = tokens * h * e;
-  const Tier tpTier = tierOf(t, 1, cluster);
+  const Placement tpTier = placeGroup(t, 1, cluster);
   double tpOne = sp ? price.collective(CollectiveOp::AllGather, actBytes, t,
                                        tpTier) +
                           price.collective(CollectiveOp::ReduceScatter,
@@ -289,7 +302,7 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
     const double kvHeads = double(std::max<int64_t>(
         1, getParam(c, Param::KvHeads) / t));
     const double kvBytes = 2 * tokens * kvHeads * double(c.headDim()) * e;
-    const Tier cpTier = tierOf(cp, t, cluster);
+    const Placement cpTier = placeGroup(cp, t, cluster);
     const double step =
         price.collective(CollectiveOp::SendRecv, kvBytes, 2, cpTier);
     const double fwd = double(cp - 1) * step, bwd = 2 * fwd;
@@ -327,7 +340,7 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
   // 1/t per rank and all-gathers it in the node at the receiver.
   CommTime p2pOne;
   if (p > 1) {
-    const Tier ppTier = tierOf(p, t * cp * d, cluster);
+    const Placement ppTier = placeGroup(p, t * cp * d, cluster);
     double one = price.collective(CollectiveOp::SendRecv,
                                   actBytes / double(t), 2, ppTier);
     if (t > 1 && !sp)
@@ -343,6 +356,17 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
     st.backward = n * lt->backward;
     st.recompute = n * recomputeKernels;
     st.elementwise = n * layerElementwise;
+    if (!opt.gradientAccumulationFusion) {
+      // Unfused gradient accumulation: per microbatch, each parameter's new
+      // gradient (e bytes) is read and added to its main gradient (read
+      // and written, bytes.gradients each): Megatron-LM's DDP hook
+      // main_grad.add_(grad) before --gradient-accumulation-fusion.
+      const StageMemory &mem = est.memory.stages[size_t(i)];
+      const double params =
+          double(mem.layerState.params + mem.embeddingState.params);
+      st.elementwise += memoryBoundSeconds(
+          params * (e + 2 * double(plan.bytes.gradients)), target);
+    }
     st.tp.total = st.tp.exposed = n * layerTp;
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
@@ -381,7 +405,7 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
   // the optimizer step, per stage; the stage that finishes last ends the
   // step.
   const int64_t group = d * cp;
-  const Tier dpTier = tierOf(group, t, cluster);
+  const Placement dpTier = placeGroup(group, t, cluster);
   double worst = -1;
   for (size_t i = 0; i < est.stages.size(); ++i) {
     const StageMemory &mem = est.memory.stages[i];
@@ -425,6 +449,18 @@ tshape::cost::estimateStep(const ModelConfig &c, const TrainingPlan &plan,
                              overlapped(ag, bwdWindow, true));
         }
       }
+    }
+    // A tied embedding on its own stages: the first stage's table and the
+    // last stage's copy for the LM head sum their gradients, an all-reduce
+    // of the V/t x h word embedding between the two, after the data-parallel
+    // reduction and not overlapped (Megatron-LM's embedding group: 2021's
+    // train_step, and finalize_model_grads today).
+    if (c.tiedEmbeddings && p > 1 && (i == 0 || i == size_t(p - 1))) {
+      const double tied = price.collective(
+          CollectiveOp::AllReduce, vocabRank * h * double(plan.bytes.gradients),
+          2, placeGroup(2, (p - 1) * t * cp * d, cluster));
+      dp.total += tied;
+      dp.exposed += tied;
     }
     // Adam reads and writes its state (2 x optimizer bytes) and reads the
     // gradients and writes the weights of the parameters this GPU updates.
