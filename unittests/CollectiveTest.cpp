@@ -139,6 +139,23 @@ TEST(Collective, Hierarchical) {
                          c);
   EXPECT_EQ(e.phases, 1);
   EXPECT_NEAR(e.predictedUs, 614, 1e-9);
+  // A strided group, 2 of its ranks in each node (ranksPerNode = 2):
+  // all-reduce of 8e6 on 4 ranks runs hierarchically over 2 nodes of 2.
+  //  reduce-scatter in the node on 2 ranks: bus 8e6 / 2 = 4e6, x = 4,
+  //    eta = 0.4, 4e6 / (1e5 x 0.4) = 100 us, latency 5 + 1 = 106;
+  //  all-reduce of 4e6 on 2 nodes: bus 4e6, eta = 0.4, 1000 us, latency
+  //    10 + 2 x 2 = 1014;
+  //  all-gather in the node: 106.
+  e = estimateCollective(
+      {CollectiveOp::AllReduce, 8e6, 4, model::Tier::Network, 2}, c);
+  EXPECT_EQ(e.phases, 3);
+  EXPECT_NEAR(e.predictedUs, 106 + 1014 + 106, 1e-9);
+  // One rank per node (a group strided by a whole node): flat, bus
+  // 8e6 x 2 x 3/4 = 12e6, x = 12, eta = 6/13, 2600 us; latency 10 + 2 x 6.
+  e = estimateCollective(
+      {CollectiveOp::AllReduce, 8e6, 4, model::Tier::Network, 1}, c);
+  EXPECT_EQ(e.phases, 1);
+  EXPECT_NEAR(e.predictedUs, 2622, 1e-9);
   // More ranks than a node holds on the node tier is an error.
   e = estimateCollective({CollectiveOp::AllReduce, 8e6, 8, model::Tier::Node},
                          c);

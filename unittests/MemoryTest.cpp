@@ -304,6 +304,16 @@ TEST(Memory, Errors) {
                    "pp=2 v=1 (v=1 is 1f1b)");
   EXPECT_FALSE(estimateMemory(c, pipelinePlan(1, 0), &error));
   EXPECT_EQ(error, "microbatches must be at least 1, got 0");
+  // Each context-parallel rank holds s/cp of every sequence (rankSeq):
+  // s = 16 over cp = 3 is refused, s/2 = 8 is what a rank of cp = 2 holds.
+  c.parallel.pp = 1;
+  c.parallel.cp = 3;
+  EXPECT_FALSE(estimateMemory(c, pipelinePlan(1, 4), &error));
+  EXPECT_EQ(error, "seq 16 not divisible by cp 3");
+  c.parallel.cp = 2;
+  EXPECT_EQ(model::rankSeq(c), 8);
+  EXPECT_EQ(getParam(model::rankSeqConfig(c), model::Param::Seq), 8);
+  c.parallel.cp = 1;
   c.attention.heads = 3;
   EXPECT_FALSE(estimateMemory(c, pipelinePlan(1, 4), &error));
   EXPECT_FALSE(error.empty());

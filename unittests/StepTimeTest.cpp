@@ -3,10 +3,10 @@
 // Each component of docs/step-time.md on small cases derived by hand in the
 // comments (the bubble fraction, the tensor-parallel collectives' count and
 // bytes, the elementwise bytes, the data-parallel overlap, Eq. 3 of
-// Narayanan et al. 2021 for GPT-3 175B), the errors, and one loose sanity
-// check against Megatron-LM 2021's Table 1 (parallel-notes.md): it prints
-// every row's error and asserts only a 25% bound; the +-10% goal is a
-// benchmark for docs/benchmarks.md, not a test.
+// Narayanan et al. 2021 for GPT-3 175B), the errors, and the published
+// runs of Megatron-LM 2021's Table 1 and Korthikanti et al. 2022's Table 5
+// (parallel-notes.md): each prints every row's error (docs/benchmarks.md)
+// and asserts the bound that holds today.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,8 +57,9 @@ StepEstimate step(const ModelConfig &c, const TrainingPlan &p,
 }
 
 double collective(CollectiveOp op, double bytes, int64_t n,
-                  Tier tier = Tier::Node) {
-  return estimateCollective({op, bytes, n, tier}, dgxH100()).predictedUs *
+                  Tier tier = Tier::Node, int64_t ranksPerNode = 0) {
+  return estimateCollective({op, bytes, n, tier, ranksPerNode}, dgxH100())
+             .predictedUs *
          1e-6;
 }
 
@@ -273,13 +274,44 @@ TEST(StepTime, DataParallelOverlap) {
   const double ag = collective(CollectiveOp::AllGather, 2 * params, 4);
   EXPECT_NEAR(step(c, dist, noOverlap).dp.total, rs + ag, 1e-12);
   EXPECT_NEAR(step(c, dist, noOverlap).dp.exposed, rs + ag, 1e-12);
-  // d x tp = 16 > 8 GPUs per node: the network tier.
+  // d x tp = 16 > 8 GPUs per node: the network tier, with 8 / 4 = 2 ranks
+  // of the group in each node (tp fastest in the rank order): hierarchical
+  // over 2 nodes of 2.
   c.parallel.tp = 4;
   const double netParams = 4 * (49152 / 4 + 128) + 8192 / 4 + 8192 / 4 + 64;
   EXPECT_NEAR(step(c, plan(1), noOverlap).dp.total,
               collective(CollectiveOp::AllReduce, 4 * netParams, 4,
-                         Tier::Network),
+                         Tier::Network, 2),
               1e-12);
+  // tp = 8: one rank of the group per node, flat over 4 nodes' NICs.
+  c.parallel.tp = 8;
+  c.attention.heads = c.attention.kvHeads = 8;
+  const double strided = 4 * (49152 / 8 + 128) + 8192 / 8 + 8192 / 8 + 64;
+  EXPECT_NEAR(step(c, plan(1), noOverlap).dp.total,
+              collective(CollectiveOp::AllReduce, 4 * strided, 4,
+                         Tier::Network, 1),
+              1e-12);
+}
+
+// Without gradient accumulation fusion each microbatch adds its weight
+// gradients (2 bytes each, bf16) to the main gradients (4 bytes, read and
+// written): 10 bytes x 213,568 parameters = 2,135,680 bytes per microbatch,
+// m = 3 of them. A tied embedding on two stages (pp = 2, d = 1) all-reduces
+// its 128 x 64 table's gradient (4 bytes each: 32,768 bytes) between the
+// first and last stage, on the node tier (both stages in one node).
+TEST(StepTime, GradientAccumulationAndTiedEmbedding) {
+  ModelConfig c = tiny();
+  StepOptions unfused;
+  unfused.gradientAccumulationFusion = false;
+  const double extra =
+      step(c, plan(3), unfused).elementwise - step(c, plan(3)).elementwise;
+  EXPECT_NEAR(extra, 3 * memorySeconds(10.0 * 213568), 1e-12);
+  c.tiedEmbeddings = true;
+  c.parallel.pp = 2;
+  StepEstimate e = step(c, plan(2));
+  const double tied = collective(CollectiveOp::AllReduce, 4.0 * 128 * 64, 2);
+  EXPECT_NEAR(e.dp.total, tied, 1e-12);
+  EXPECT_NEAR(e.dp.exposed, tied, 1e-12);
 }
 
 // The optimizer step moves 2 x 12 bytes of Adam state, reads 4 of gradient
@@ -383,14 +415,11 @@ ModelConfig seleneGpt(int64_t heads, int64_t hidden, int64_t layers,
   return c;
 }
 
-/// The step on Selene's DGX A100 nodes (A100 80 GB). The runs predate
-/// Megatron-LM's overlapped gradient reduction and parameter gather.
+/// The step on Selene's DGX A100 nodes (A100 80 GB) under `o`.
 std::optional<StepEstimate> estimateOnSelene(const ModelConfig &c,
                                              const TrainingPlan &p,
-                                             std::string *error) {
-  StepOptions o;
-  o.overlapGradReduce = false;
-  o.overlapParamGather = false;
+                                             std::string *error,
+                                             const StepOptions &o) {
   return estimateStep(c, p, *target::findBuiltinTarget("a100-80gb"),
                       *findBuiltinCluster("dgx-a100"), o, error);
 }
@@ -398,6 +427,7 @@ std::optional<StepEstimate> estimateOnSelene(const ModelConfig &c,
 struct Table1Row {
   const char *params;
   int64_t heads, hidden, layers, t, p, d, batch, microbatch, v;
+  bool torchDdp; ///< run_table_1.sh's DDP=torch (else DDP=local)
   double tflops;
 };
 } // namespace
@@ -405,37 +435,49 @@ struct Table1Row {
 // Megatron-LM 2021, Table 1 (Narayanan et al., SC'21): GPT, s = 2048,
 // V = 51,200, f = 4h, fp16, A100 80 GB on DGX A100 nodes, full recompute,
 // no sequence parallelism or distributed optimizer, unfused attention,
-// tied embeddings. m = batch / (b d). The runs predate Megatron-LM's
-// overlapped gradient reduction, so it is off. Every row's error is
-// printed (docs/step-time.md records them); only a loose 25% bound is
-// asserted, on every row.
+// tied embeddings. m = batch / (b d). The system as the authors' launch
+// scripts ran it (Megatron-LM examples/sc21: run_table_1.sh, CONFIG.sh):
+// DDP=torch for the p = 1 runs (PyTorch DDP reduces the gradients during
+// the last microbatch's backward: overlapGradReduce), DDP=local for the
+// pipelined ones (one all-reduce after the backward: not overlapped);
+// --fp16 without --accumulate-allreduce-grads-in-fp32, so the gradients
+// are accumulated and all-reduced in fp16 (2 bytes); and a Megatron-LM
+// that predates --gradient-accumulation-fusion (each microbatch's weight
+// gradients added to the accumulated ones in a pass of their own).
+// Printed errors (docs/benchmarks.md records them): +3.5% to +11.2%, the
+// largest 76.1B's; the bound asserted, 12%, is that maximum rounded up.
 TEST(StepTime, MegatronTable1Sanity) {
   const Table1Row rows[] = {
-      {"1.7B", 24, 2304, 24, 1, 1, 32, 512, 16, 1, 137},
-      {"3.6B", 32, 3072, 30, 2, 1, 32, 512, 16, 1, 138},
-      {"7.5B", 32, 4096, 36, 4, 1, 32, 512, 16, 1, 142},
-      {"18.4B", 48, 6144, 40, 8, 1, 32, 1024, 8, 1, 135},
-      {"39.1B", 64, 8192, 48, 8, 2, 32, 1536, 4, 1, 138},
-      {"76.1B", 80, 10240, 60, 8, 4, 32, 1792, 2, 3, 140},
-      {"145.6B", 96, 12288, 80, 8, 8, 24, 2304, 2, 2, 148},
-      {"310.1B", 128, 16384, 96, 8, 16, 15, 2160, 1, 2, 155},
-      {"529.6B", 128, 20480, 105, 8, 35, 9, 2520, 1, 3, 163},
-      {"1008B", 160, 25600, 128, 8, 64, 6, 3072, 1, 1, 163},
+      {"1.7B", 24, 2304, 24, 1, 1, 32, 512, 16, 1, true, 137},
+      {"3.6B", 32, 3072, 30, 2, 1, 32, 512, 16, 1, true, 138},
+      {"7.5B", 32, 4096, 36, 4, 1, 32, 512, 16, 1, true, 142},
+      {"18.4B", 48, 6144, 40, 8, 1, 32, 1024, 8, 1, true, 135},
+      {"39.1B", 64, 8192, 48, 8, 2, 32, 1536, 4, 1, false, 138},
+      {"76.1B", 80, 10240, 60, 8, 4, 32, 1792, 2, 3, false, 140},
+      {"145.6B", 96, 12288, 80, 8, 8, 24, 2304, 2, 2, false, 148},
+      {"310.1B", 128, 16384, 96, 8, 16, 15, 2160, 1, 2, false, 155},
+      {"529.6B", 128, 20480, 105, 8, 35, 9, 2520, 1, 3, false, 163},
+      {"1008B", 160, 25600, 128, 8, 64, 6, 3072, 1, 1, false, 163},
   };
   for (const Table1Row &r : rows) {
     ModelConfig c = seleneGpt(r.heads, r.hidden, r.layers, r.microbatch, r.t,
                               r.p, r.d);
     TrainingPlan p = plan(r.batch / (r.microbatch * r.d), r.v);
     p.recompute = Recompute::Full;
+    p.bytes.gradients = 2;
+    StepOptions o;
+    o.overlapGradReduce = r.torchDdp;
+    o.overlapParamGather = false;
+    o.gradientAccumulationFusion = false;
     std::string error;
-    std::optional<StepEstimate> e = estimateOnSelene(c, p, &error);
+    std::optional<StepEstimate> e = estimateOnSelene(c, p, &error, o);
     ASSERT_TRUE(e) << r.params << ": " << error;
     const double err = e->tflopsPerGpu / r.tflops - 1;
     std::printf("Table 1 %-7s paper %5.1f  tshape %6.1f TFLOP/s  %+6.1f%%  "
                 "(step %.2f s, bubble %.2f, dp %.2f exposed)\n",
                 r.params, r.tflops, e->tflopsPerGpu, 100 * err, e->stepTime,
                 e->bubble, e->dp.exposed);
-    EXPECT_LT(std::fabs(err), 0.25) << r.params;
+    EXPECT_LT(std::fabs(err), 0.12) << r.params;
   }
 }
 
@@ -450,9 +492,10 @@ struct Table5Row {
 // Korthikanti et al. 2022, Table 5 (parallel-notes.md): seconds per
 // iteration with full recompute, and with sequence parallelism + selective
 // recompute, on Table 3's plans (s = 2048, V = 51,200, f = 4h, t = 8,
-// d = 1, A100 80 GB on DGX A100 nodes), the same settings as Table 1
-// above. Every row's error is printed (docs/benchmarks.md records them);
-// only a loose 25% bound is asserted.
+// d = 1, A100 80 GB on DGX A100 nodes). The 2022 Megatron-LM: the default
+// StepOptions (d = 1 leaves no data-parallel reduction to overlap).
+// Printed errors (docs/benchmarks.md records them): -7.1% to +0.9%, mean
+// |error| 3.9%; asserted: each below 8% and the mean at most 5%.
 TEST(StepTime, KorthikantiTable5Sanity) {
   const Table5Row rows[] = {
       {"22B", 64, 6144, 48, 1, 1, 4, 4, 1.42, 1.10},
@@ -460,6 +503,8 @@ TEST(StepTime, KorthikantiTable5Sanity) {
       {"530B", 128, 20480, 105, 35, 3, 280, 1, 49.05, 37.83},
       {"1T", 160, 25600, 128, 64, 1, 512, 1, 94.42, 71.49},
   };
+  const StepOptions o;
+  double sumAbs = 0;
   for (const Table5Row &r : rows) {
     ModelConfig c = seleneGpt(r.heads, r.hidden, r.layers, r.microbatch,
                               /*t=*/8, r.p, /*d=*/1);
@@ -468,14 +513,16 @@ TEST(StepTime, KorthikantiTable5Sanity) {
       p.recompute = selective ? Recompute::Selective : Recompute::Full;
       p.sequenceParallel = selective;
       std::string error;
-      std::optional<StepEstimate> e = estimateOnSelene(c, p, &error);
+      std::optional<StepEstimate> e = estimateOnSelene(c, p, &error, o);
       ASSERT_TRUE(e) << r.params << ": " << error;
       const double paper = selective ? r.selectiveS : r.fullS;
       const double err = e->stepTime / paper - 1;
       std::printf("Table 5 %-5s %-10s paper %6.2f s  tshape %6.2f s  %+5.1f%%\n",
                   r.params, selective ? "selective" : "full", paper,
                   e->stepTime, 100 * err);
-      EXPECT_LT(std::fabs(err), 0.25) << r.params;
+      EXPECT_LT(std::fabs(err), 0.08) << r.params;
+      sumAbs += std::fabs(err);
     }
   }
+  EXPECT_LE(sumAbs / 8, 0.05);
 }

@@ -111,16 +111,19 @@ CollectiveEstimate tshape::cost::estimateCollective(const CollectiveProblem &p,
   if (p.ranks < 1)
     return fail("a collective needs at least 1 rank, got " +
                 std::to_string(p.ranks));
-  const int64_t g = c.gpusPerNode;
   if (p.tier == model::Tier::Node) {
-    if (p.ranks > g)
+    if (p.ranks > c.gpusPerNode)
       return fail(std::to_string(p.ranks) + " ranks on the node tier of " +
-                  c.name + ", which has " + std::to_string(g) +
+                  c.name + ", which has " + std::to_string(c.gpusPerNode) +
                   " GPUs per node");
     return flatCollective(c.node, p.op, p.bytes, p.ranks);
   }
-  // Network tier: whole nodes run hierarchically; otherwise one rank per
-  // node, flat over the network.
+  // Network tier: g ranks to a node (whole nodes unless the group is
+  // strided) run hierarchically, each of the g on its own NIC; otherwise
+  // one rank per node, flat over the network.
+  const int64_t g = p.ranksPerNode > 0
+                        ? std::min(p.ranksPerNode, c.gpusPerNode)
+                        : c.gpusPerNode;
   if (p.ranks <= g || p.ranks % g != 0 || g == 1)
     return flatCollective(c.network, p.op, p.bytes, p.ranks);
   const int64_t nodes = p.ranks / g;

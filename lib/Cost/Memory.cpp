@@ -102,6 +102,11 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
            " (v=1 is 1f1b)";
   if (plan.schedule == PipelineSchedule::OneFOneB && v != 1)
     return "v=" + std::to_string(v) + " needs the interleaved schedule";
+  // Each context-parallel rank holds s/cp of every sequence (rankSeq).
+  const int64_t s = getParam(c, Param::Seq);
+  if (par.cp > 1 && s % par.cp != 0)
+    return "seq " + std::to_string(s) + " not divisible by cp " +
+           std::to_string(par.cp);
   if (layers % (p * v) != 0)
     return "layers " + std::to_string(layers) + " not divisible by pp x v = " +
            std::to_string(p * v) + ": use a pp x v that divides it";
@@ -114,9 +119,8 @@ double tshape::cost::layerActivationBytes(const ModelConfig &c,
   // Korthikanti et al. 2022, Section 4 and Table 2, 16-bit activations:
   // a layer keeps 34 s b h bytes outside its attention core and 5 a s^2 b in
   // it (scores and softmax output 2 + 2, dropout mask 1, per element). The
-  // sequence on one GPU is s / cp.
-  const double s = double(getParam(c, Param::Seq)) /
-                   double(getParam(c, Param::Cp));
+  // sequence on one GPU is s / cp (model::rankSeq).
+  const double s = double(model::rankSeq(c));
   const double b = double(getParam(c, Param::Microbatch));
   const double h = double(getParam(c, Param::Hidden));
   const double a = double(getParam(c, Param::Heads));
@@ -169,7 +173,7 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   // s b h bytes; the final norm's input and the LM head's input, 2 + 2 s b h,
   // and the logits for the loss in fp32, 4 s b v / t. Sequence parallelism
   // splits the s b h terms by t.
-  const double s = double(getParam(c, Param::Seq)) / double(par.cp);
+  const double s = double(model::rankSeq(c));
   const double sbh = s * double(getParam(c, Param::Microbatch)) *
                      double(getParam(c, Param::Hidden));
   const double spDiv = plan.sequenceParallel ? double(par.tp) : 1.0;

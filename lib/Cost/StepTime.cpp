@@ -61,29 +61,42 @@ double tshape::cost::stepModelFlops(const ModelConfig &c, int64_t globalBatch,
 namespace {
 constexpr double kUs = 1e-6;
 
-/// Seconds of a collective; `ok` cleared and `err` set when the model
-/// cannot price it.
+/// Where a group of GPUs runs: its tier and, on the network, how many of
+/// its ranks share a node.
+struct Placement {
+  Tier tier = Tier::Node;
+  int64_t ranksPerNode = 0;
+};
+
+/// The placement of a group of `ranks` GPUs, `stride` ranks apart in
+/// Megatron-LM's rank order (tp fastest, then cp, dp, pp): the node when
+/// the whole span fits in one NVLink domain; else the network, with
+/// gpusPerNode / stride of the group's ranks in each node, one when the
+/// stride spans a node (the data-parallel group beside tp = 8: one GPU per
+/// node, each on its own NIC while the groups beside it use theirs).
+Placement placeGroup(int64_t ranks, int64_t stride, const Cluster &cluster) {
+  const int64_t g = cluster.gpusPerNode;
+  if (ranks * stride <= g)
+    return {Tier::Node, 0};
+  return {Tier::Network, std::max<int64_t>(1, g / stride)};
+}
+
+/// Seconds of a collective; `err` set when the model cannot price it.
 struct Pricer {
   const Cluster &cluster;
   std::string err;
 
-  double collective(CollectiveOp op, double bytes, int64_t ranks, Tier tier) {
+  double collective(CollectiveOp op, double bytes, int64_t ranks,
+                    Placement at) {
     if (ranks <= 1 || bytes <= 0)
       return 0;
-    CollectiveEstimate e =
-        estimateCollective({op, bytes, ranks, tier}, cluster);
+    CollectiveEstimate e = estimateCollective(
+        {op, bytes, ranks, at.tier, at.ranksPerNode}, cluster);
     if (!e.supported && err.empty())
       err = e.unsupported;
     return e.predictedUs * kUs;
   }
 };
-
-/// The tier a group of `ranks` GPUs, `stride` ranks apart in Megatron-LM's
-/// rank order (tp fastest, then cp, dp, pp), talks on: the node when the
-/// whole span fits in one NVLink domain.
-Tier tierOf(int64_t ranks, int64_t stride, const Cluster &cluster) {
-  return ranks * stride <= cluster.gpusPerNode ? Tier::Node : Tier::Network;
-}
 
 /// One decoder layer's work for one microbatch on one rank, in seconds.
 struct LayerTime {
@@ -91,20 +104,11 @@ struct LayerTime {
   double coreForward = 0, coreBackward = 0; ///< the attention core's share
 };
 
-/// The config of one rank's kernels: the context-parallel rank holds s/cp
-/// of each sequence. (The blocks state no cp split yet; this is the one
-/// place the step model states it, as Memory.cpp does for activations.)
-ModelConfig rankConfig(const ModelConfig &c) {
-  ModelConfig r = c;
-  const int64_t cp = getParam(c, Param::Cp);
-  setParam(r, Param::Seq, getParam(c, Param::Seq) / cp);
-  return r;
-}
-
 std::optional<LayerTime> layerTime(const ModelConfig &c,
                                    const target::GpuTarget &target,
                                    const StepOptions &opt, std::string &err) {
-  const ModelConfig rc = rankConfig(c);
+  // The context-parallel rank's kernels: s/cp of each sequence.
+  const ModelConfig rc = model::rankSeqConfig(c);
   const int64_t cp = getParam(c, Param::Cp);
   std::vector<model::Kernel> kernels =
       model::layerKernels(rc, model::RunShape::train(), 0);
@@ -170,7 +174,7 @@ rankTimes(const ModelConfig &c, const target::GpuTarget &target,
   r.layer = *lt;
   // The LM head (last stage): its GEMMs.
   for (const model::Kernel &k : model::blockKernels(
-           model::BlockKind::LMHead, rankConfig(c), model::RunShape::train(),
+           model::BlockKind::LMHead, model::rankSeqConfig(c), model::RunShape::train(),
            -1)) {
     KernelEstimate ke = predictKernel(k, c.dtype, target);
     if (!ke.supported) {
@@ -196,9 +200,9 @@ struct ElementwiseBytes {
 ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
   const double e = double(model::dtypeBytes(c.dtype));
   const double t = double(getParam(c, Param::Tp));
-  const double cp = double(getParam(c, Param::Cp));
   const double s = double(getParam(c, Param::Seq));
-  const double tokens = double(getParam(c, Param::Microbatch)) * s / cp;
+  const double tokens =
+      double(getParam(c, Param::Microbatch)) * double(model::rankSeq(c));
   const double h = double(getParam(c, Param::Hidden));
   const double f = double(getParam(c, Param::Ffn));
   const double a = double(getParam(c, Param::Heads));
@@ -238,10 +242,6 @@ std::string checkStep(const ModelConfig &c, const TrainingPlan &plan,
     return "microbatches " + std::to_string(m) + " not divisible by pp " +
            std::to_string(p) + " with the interleaved schedule (Megatron-LM's "
            "interleaved schedule requires it)";
-  const int64_t s = getParam(c, Param::Seq), cp = c.parallel.cp;
-  if (cp > 1 && s % cp != 0)
-    return "seq " + std::to_string(s) + " not divisible by cp " +
-           std::to_string(cp);
   if (target.peak(c.dtype) <= 0)
     return target.name + " has no dense " + model::dtypeName(c.dtype) +
            " peak: choose another dtype or target";
@@ -312,7 +312,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   const bool sp = plan.sequenceParallel && t > 1;
   const double e = double(model::dtypeBytes(c.dtype));
   const double tokens = double(getParam(c, Param::Microbatch)) *
-                        double(getParam(c, Param::Seq)) / double(cp);
+                        double(model::rankSeq(c));
   const double h = double(getParam(c, Param::Hidden));
   est.gpus = t * p * d * cp;
   est.microbatches = m;
@@ -346,7 +346,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   // gathered size instead. Full recompute runs the forward's again.
   const int64_t subLayers = int64_t(c.layerBlocks.size());
   const double actBytes = tokens * h * e;
-  const Tier tpTier = tierOf(t, 1, cluster);
+  const Placement tpTier = placeGroup(t, 1, cluster);
   double tpOne = sp ? price.collective(CollectiveOp::AllGather, actBytes, t,
                                        tpTier) +
                           price.collective(CollectiveOp::ReduceScatter,
@@ -370,7 +370,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     const double kvHeads = double(std::max<int64_t>(
         1, getParam(c, Param::KvHeads) / t));
     const double kvBytes = 2 * tokens * kvHeads * double(c.headDim()) * e;
-    const Tier cpTier = tierOf(cp, t, cluster);
+    const Placement cpTier = placeGroup(cp, t, cluster);
     const double step =
         price.collective(CollectiveOp::SendRecv, kvBytes, 2, cpTier);
     const double fwd = double(cp - 1) * step, bwd = 2 * fwd;
@@ -398,7 +398,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   // 1/t per rank and all-gathers it in the node at the receiver.
   CommTime p2pOne;
   if (p > 1) {
-    const Tier ppTier = tierOf(p, t * cp * d, cluster);
+    const Placement ppTier = placeGroup(p, t * cp * d, cluster);
     double one = price.collective(CollectiveOp::SendRecv,
                                   actBytes / double(t), 2, ppTier);
     if (t > 1 && !sp)
@@ -414,6 +414,17 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     st.backward = n * lt->backward;
     st.recompute = n * recomputeKernels;
     st.elementwise = n * layerElementwise;
+    if (!opt.gradientAccumulationFusion) {
+      // Unfused gradient accumulation: per microbatch, each parameter's new
+      // gradient (e bytes) is read and added to its main gradient (read
+      // and written, bytes.gradients each): Megatron-LM's DDP hook
+      // main_grad.add_(grad) before --gradient-accumulation-fusion.
+      const StageMemory &mem = est.memory.stages[size_t(i)];
+      const double params =
+          double(mem.layerState.params + mem.embeddingState.params);
+      st.elementwise += memoryBoundSeconds(
+          params * (e + 2 * double(plan.bytes.gradients)), target);
+    }
     st.tp.total = st.tp.exposed = n * layerTp;
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
@@ -452,7 +463,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   // the optimizer step, per stage; the stage that finishes last ends the
   // step.
   const int64_t group = d * cp;
-  const Tier dpTier = tierOf(group, t, cluster);
+  const Placement dpTier = placeGroup(group, t, cluster);
   double worst = -1;
   for (size_t i = 0; i < est.stages.size(); ++i) {
     const StageMemory &mem = est.memory.stages[i];
@@ -496,6 +507,18 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
                              overlapped(ag, bwdWindow, true));
         }
       }
+    }
+    // A tied embedding on its own stages: the first stage's table and the
+    // last stage's copy for the LM head sum their gradients, an all-reduce
+    // of the V/t x h word embedding between the two, after the data-parallel
+    // reduction and not overlapped (Megatron-LM's embedding group: 2021's
+    // train_step, and finalize_model_grads today).
+    if (c.tiedEmbeddings && p > 1 && (i == 0 || i == size_t(p - 1))) {
+      const double tied = price.collective(
+          CollectiveOp::AllReduce, vocabRank * h * double(plan.bytes.gradients),
+          2, placeGroup(2, (p - 1) * t * cp * d, cluster));
+      dp.total += tied;
+      dp.exposed += tied;
     }
     // Adam reads and writes its state (2 x optimizer bytes) and reads the
     // gradients and writes the weights of the parameters this GPU updates.

@@ -48,6 +48,16 @@ DimExpr tshape::model::perRank(Param p, const DimExpr &global) {
   return global / DimExpr::param(*by);
 }
 
+int64_t tshape::model::rankSeq(const ModelConfig &c) {
+  return getParam(c, Param::Seq) / getParam(c, Param::Cp);
+}
+
+ModelConfig tshape::model::rankSeqConfig(const ModelConfig &c) {
+  ModelConfig r = c;
+  setParam(r, Param::Seq, rankSeq(c));
+  return r;
+}
+
 namespace {
 std::string number(int64_t v) { return std::to_string(v); }
 } // namespace

@@ -8,6 +8,7 @@
 #define TSHAPE_CONVERSION_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "tshape/PassRunShape.td"
 
 //===----------------------------------------------------------------------===//
 // TShapeToLinalg
@@ -46,18 +47,8 @@ def TShapeLowerToLinalg : Pass<"tshape-lower-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"
   ];
   let options = [
-    Option<"phase", "phase", "::tshape::model::Phase",
-           /*default=*/"::tshape::model::Phase::Prefill",
-           "the run to lower: train also emits the backward GEMMs (default: the tshape.run attribute in force, else prefill)",
-           [{::llvm::cl::values(
-             clEnumValN(::tshape::model::Phase::Train, "train",
-                        "a training step: the forward, then the backward"),
-             clEnumValN(::tshape::model::Phase::Prefill, "prefill",
-                        "the forward of a prompt"),
-             clEnumValN(::tshape::model::Phase::Decode, "decode",
-                        "one new token per sequence over its cache"))}]>,
-    Option<"training", "training", "bool", /*default=*/"false",
-           "removed: use phase=train">,
+    PhaseOption<"the run to lower: train also emits the backward GEMMs">,
+    RemovedTrainingOption,
     Option<"fuseGatedMlp", "fuse-gated-mlp", "bool", /*default=*/"false",
            "emit a gated MLP's gate and up projections as one GEMM of width "
            "2f/t (role mlp_gate_up) instead of two">,

@@ -12,9 +12,9 @@
 // reduce-scatter, all-gather and all-to-all, 1 for send/recv; an
 // all-reduce on a tier that reduces in the network has bus factor 1 where
 // that is faster than the ring. Ranks
-// on the network tier are spread over whole nodes and run hierarchically
-// (inside the node, then across nodes on 1/g of the data, then inside the
-// node again). docs/clusters.md derives each case. Plain C++: no MLIR
+// on the network tier, g to a node (whole nodes unless the problem says
+// fewer), run hierarchically (inside the node, then across nodes on 1/g of
+// the data, then inside the node again); one to a node, flat. docs/clusters.md derives each case. Plain C++: no MLIR
 // types.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +35,11 @@ struct CollectiveProblem {
   double bytes = 0;
   int64_t ranks = 1;
   model::Tier tier = model::Tier::Node;
+  /// On the network tier, how many of the ranks share a node: 0 for whole
+  /// nodes (the GPUs per node); 1 for a group strided across nodes (e.g.
+  /// Megatron-LM's data-parallel group beside tp = 8), which runs flat, one
+  /// rank and its NIC per node.
+  int64_t ranksPerNode = 0;
 };
 
 struct CollectiveEstimate {
@@ -68,9 +73,9 @@ CollectiveEstimate flatCollective(const TierLink &link,
                                   int64_t n);
 
 /// The time of `p` on `cluster`: on the node tier flat (at most
-/// gpusPerNode ranks); on the network tier over whole nodes,
-/// hierarchically (ranks a multiple of gpusPerNode), else flat with one
-/// rank per node.
+/// gpusPerNode ranks); on the network tier hierarchically over the nodes
+/// when g = `p.ranksPerNode` (else gpusPerNode) ranks share each node
+/// (ranks a multiple of g > 1), else flat with one rank per node.
 CollectiveEstimate estimateCollective(const CollectiveProblem &p,
                                       const Cluster &cluster);
 

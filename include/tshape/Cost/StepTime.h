@@ -39,6 +39,12 @@ struct StepOptions {
   /// Megatron-LM's --overlap-param-gather (distributed optimizer): the
   /// parameter all-gather runs during the next step's first forward.
   bool overlapParamGather = true;
+  /// Megatron-LM's --gradient-accumulation-fusion (on by default; APEX's
+  /// fused_weight_gradient_mlp_cuda): the weight-gradient GEMM adds into
+  /// the main gradient. Off (Megatron-LM before it, e.g. the 2021 runs):
+  /// every microbatch's weight gradients are added to the accumulated ones
+  /// in a memory-bound pass of its own.
+  bool gradientAccumulationFusion = true;
   /// A fused attention kernel's backward over its forward time
   /// (FlashAttention-2: five matrix products against two, 2.5).
   double attentionBackwardFactor = 2.5;
@@ -59,7 +65,9 @@ struct StageMicrobatch {
   double forward = 0;     ///< GEMMs and attention, forward
   double backward = 0;    ///< GEMMs and attention, backward
   double recompute = 0;   ///< the forward kernels run again
-  double elementwise = 0; ///< memory-bound work, recompute included
+  /// Memory-bound work, recompute included (and the weight gradients'
+  /// accumulation without StepOptions::gradientAccumulationFusion).
+  double elementwise = 0;
   CommTime tp;            ///< tensor-parallel collectives (all exposed)
   CommTime cp;            ///< context-parallel ring exchange
   CommTime p2p;           ///< pipeline sends and receives (all exposed)
@@ -99,7 +107,9 @@ struct StepEstimate {
   double elementwise = 0; ///< m x elementwise
   CommTime tp, cp, p2p;   ///< m x one microbatch's
   double bubble = 0;      ///< (p - 1) / v microbatch times
-  CommTime dp;            ///< gradient reduction and parameter gather
+  /// Gradient reduction and parameter gather; with a tied embedding on
+  /// its own stages, the first and last stages' all-reduce of its gradient.
+  CommTime dp;
   double optimizer = 0;   ///< the optimizer step
   double stepTime = 0;
 

@@ -55,6 +55,17 @@ int64_t splitDegree(Param p, const Bindings &env);
 DimExpr perRank(Param p, const DimExpr &global);
 inline DimExpr perRank(Param p) { return perRank(p, DimExpr::param(p)); }
 
+/// The sequence one context-parallel rank holds: seq / cp. Megatron-LM's
+/// context parallelism gives each rank s/cp of every sequence (the step
+/// model requires cp to divide s). Seq has no `splitBy` row: the block
+/// models state the kernels of whole sequences, and ring attention runs cp
+/// blocks of the (s/cp)-long kernel, so the step and memory models take the
+/// rank's share through these two, not through perRank.
+int64_t rankSeq(const ModelConfig &c);
+/// `c` with its sequence set to rankSeq(c): the config of the kernels one
+/// context-parallel rank runs (each block of the ring attention included).
+ModelConfig rankSeqConfig(const ModelConfig &c);
+
 /// A violated rule: its number (see docs/dialect.md, "Verifier rules") and a
 /// message that gives the numbers and what to change.
 struct RuleViolation {

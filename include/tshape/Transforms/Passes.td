@@ -9,6 +9,7 @@
 #define TSHAPE_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "tshape/PassRunShape.td"
 
 def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
   let summary = "choose faster hyperparameters within a parameter budget";
@@ -39,18 +40,8 @@ def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
     ListOption<"vary", "vary", "std::string",
                "parameters that may change: vocab, heads, kv_heads, ffn, "
                "hidden (default: vocab,heads,ffn)">,
-    Option<"phase", "phase", "::tshape::model::Phase",
-           /*default=*/"::tshape::model::Phase::Prefill",
-           "the run to optimize: train prices forward + backward (default: the tshape.run attribute in force, else prefill)",
-           [{::llvm::cl::values(
-             clEnumValN(::tshape::model::Phase::Train, "train",
-                        "a training step: the forward, then the backward"),
-             clEnumValN(::tshape::model::Phase::Prefill, "prefill",
-                        "the forward of a prompt"),
-             clEnumValN(::tshape::model::Phase::Decode, "decode",
-                        "one new token per sequence over its cache"))}]>,
-    Option<"training", "training", "bool", /*default=*/"false",
-           "removed: use phase=train">,
+    PhaseOption<"the run to optimize: train prices forward + backward">,
+    RemovedTrainingOption,
     Option<"minGain", "min-gain", "double", /*default=*/"0.01",
            "keep the model unless predicted throughput improves this much">,
     Option<"minHeadDim", "min-head-dim", "int64_t", /*default=*/"64",
