@@ -69,8 +69,8 @@ TEST(Targets, ConstantsAndTheirSource) {
   for (const target::ModelConstant &c : target::modelConstants()) {
     EXPECT_EQ(h200.*c.field, sxm.*c.field) << c.key;
     EXPECT_EQ(l40s.*c.field, a100.*c.field) << c.key;
-    // B200: its own GEMM fit, the H100's attention constants.
-    if (c.attention) {
+    // B200: its own GEMM fit, the H100's attention and decode constants.
+    if (c.group != target::FitGroup::Gemm) {
       EXPECT_EQ(b200.*c.field, sxm.*c.field) << c.key;
     }
   }
@@ -295,14 +295,22 @@ TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
   EXPECT_FALSE(none.supported);
   EXPECT_EQ(none.unsupported, "no cluster given for collective all_reduce "
                               "(a collective needs a cluster: --cluster)");
-  // Attention over a cache (decode) has no model yet either.
+  // A decode step (one query over the cache) is the decode model's
+  // (DecodeAttentionTest.cpp); more queries over a longer cache (a chunked
+  // prefill) have no model yet.
   KernelEstimate decode = predictKernel(
       model::attentionKernel(c, model::RunShape::decode(4096), 0),
       model::DType::BF16, h100());
-  EXPECT_FALSE(decode.supported);
-  EXPECT_EQ(decode.unsupported,
-            "no model for attention over a cache yet (1 queries over 4096 "
-            "keys)");
+  EXPECT_TRUE(decode.supported);
+  EXPECT_TRUE(decode.decodeStep);
+  KernelEstimate chunk = predictKernel(
+      model::attentionKernel(c, model::RunShape::prefill(8192), 0),
+      model::DType::BF16, h100());
+  EXPECT_FALSE(chunk.supported);
+  EXPECT_EQ(chunk.unsupported,
+            "no model for attention of 4096 queries over a cache of 8192 "
+            "keys yet (a chunked prefill or speculative decoding; a decode "
+            "step is 1 query)");
   // Nor a value head dim unlike the query's (latent attention: 192 / 128).
   model::AttentionSpec mla = a;
   mla.headDim.value = 192;

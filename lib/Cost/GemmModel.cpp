@@ -14,10 +14,9 @@ using namespace tshape::cost;
 
 namespace {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
 
-/// Compute and memory time overlapped: the larger of the two when p is 0
-/// (a perfect overlap), their p-norm otherwise (p = 1 adds them).
-double overlap(double compute, double memory, double p) {
+double tshape::cost::overlap(double compute, double memory, double p) {
   if (p <= 0)
     return std::max(compute, memory);
   double hi = std::max(compute, memory);
@@ -26,7 +25,6 @@ double overlap(double compute, double memory, double p) {
   return hi * std::pow(std::pow(compute / hi, p) + std::pow(memory / hi, p),
                        1 / p);
 }
-} // namespace
 
 double tshape::cost::alignmentFactor(int64_t vectorBytes) {
   // 16-byte loads (and Hopper's TMA, which needs 16-byte strides) run at

@@ -25,6 +25,47 @@ AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
   return p;
 }
 
+DecodeAttentionProblem
+tshape::cost::decodeAttentionProblem(const model::AttentionSpec &a,
+                                     model::DType dtype) {
+  DecodeAttentionProblem p;
+  p.batch = a.batch.value;
+  p.heads = a.heads.value;
+  p.kvHeads = a.kvHeads.value;
+  p.headDim = a.headDim.value;
+  p.context = a.kvLen.value;
+  p.window = a.window.value;
+  p.dtype = dtype;
+  return p;
+}
+
+namespace {
+/// A decode step priced by the decode model, its summary copied into
+/// `attention` as well.
+void priceDecode(const model::AttentionSpec &a, model::DType dtype,
+                 const target::GpuTarget &t, KernelEstimate &e) {
+  e.decodeStep = true;
+  e.decode = estimateDecodeAttention(decodeAttentionProblem(a, dtype), t);
+  const DecodeAttentionEstimate &d = e.decode;
+  e.supported = d.supported;
+  if (!e.supported)
+    e.unsupported = "head_dim " + std::to_string(a.headDim.value) +
+                    " has no fused attention kernel on " + t.name;
+  FusedAttentionEstimate &f = e.attention;
+  f.supported = d.supported;
+  f.paddedHeadDim = d.paddedHeadDim;
+  f.headDimEfficiency = d.headDimEfficiency;
+  f.flops = d.flops;
+  f.computeUs = d.computeUs;
+  f.criticalPathUs = d.scheduleUs;
+  f.memoryUs = d.bandwidthUs;
+  f.predictedUs = d.predictedUs;
+  f.tflops = d.tflops;
+  e.predictedUs = d.predictedUs;
+  e.flops = d.flops;
+}
+} // namespace
+
 CollectiveProblem
 tshape::cost::collectiveProblem(const model::CollectiveSpec &c) {
   return {c.op, double(c.bytes.value), c.ranks.value, c.tier};
@@ -47,21 +88,29 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
     return e;
   }
   if (const model::AttentionSpec *a = k.attention()) {
-    // The attention model covers self-attention with one head dim: each
-    // query attends to its own sequence (kv length = query length).
-    if (a->kvLen.value != a->queryLen.value) {
-      e.supported = false;
-      e.unsupported = "no model for attention over a cache yet (" +
-                      std::to_string(a->queryLen.value) + " queries over " +
-                      std::to_string(a->kvLen.value) + " keys)";
-      return e;
-    }
+    // The attention models cover self-attention (each query attends to its
+    // own sequence: kv length = query length) and a decode step (one query
+    // over the cache), with one head dim.
     if (a->valueHeadDim.value != a->headDim.value) {
       e.supported = false;
       e.unsupported = "no model for attention with value head dim " +
                       std::to_string(a->valueHeadDim.value) +
                       " unlike the query's " +
                       std::to_string(a->headDim.value) + " yet";
+      return e;
+    }
+    if (a->kvLen.value != a->queryLen.value) {
+      if (a->queryLen.value == 1 && a->kvLen.value > 1) {
+        priceDecode(*a, dtype, t, e);
+        return e;
+      }
+      e.supported = false;
+      e.unsupported = "no model for attention of " +
+                      std::to_string(a->queryLen.value) +
+                      " queries over a cache of " +
+                      std::to_string(a->kvLen.value) +
+                      " keys yet (a chunked prefill or speculative "
+                      "decoding; a decode step is 1 query)";
       return e;
     }
     e.attention = estimateAttention(attentionProblem(*a, dtype), t);

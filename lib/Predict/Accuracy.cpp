@@ -38,8 +38,10 @@ model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
   a.heads = size(p.heads);
   a.kvHeads = size(p.kvHeads);
   a.headDim = a.valueHeadDim = size(p.headDim);
+  // A decode row's query attends to the `step` cached tokens and itself.
   a.queryLen = size(row.kind == KernelKind::DecodeAttention ? 1 : p.seq);
-  a.kvLen = size(row.kind == KernelKind::DecodeAttention ? row.step : p.seq);
+  a.kvLen = size(row.kind == KernelKind::DecodeAttention ? decodeContext(row)
+                                                          : p.seq);
   a.window = size(p.window);
   a.causal = p.causal;
   return a;
@@ -60,6 +62,11 @@ double tshape::predict::rowFlops(const KernelRow &row) {
     return 2.0 * double(row.gemm.batch) * double(row.gemm.m) *
            double(row.gemm.n) * double(row.gemm.k);
   const cost::AttentionProblem &a = row.attention;
+  if (row.kind == KernelKind::DecodeAttention) {
+    int64_t ctx = decodeContext(row);
+    return 4.0 * double(a.batch) * double(a.heads) * double(a.headDim) *
+           double(a.window > 0 ? std::min(a.window, ctx) : ctx);
+  }
   return 4.0 * double(a.batch) * double(a.heads) * double(a.headDim) *
          cost::maskedPairs(a.seq, a.window, a.causal);
 }
@@ -82,6 +89,8 @@ bool tshape::predict::inPart(const KernelRow &row, Part part) {
       row.kind == KernelKind::Gemm ? shapeHash(row.gemm.n, row.gemm.k)
       : row.kind == KernelKind::Collective
           ? shapeHash(int64_t(row.collective.bytes), 0)
+      : row.kind == KernelKind::DecodeAttention
+          ? shapeHash(decodeContext(row), 0)
           : shapeHash(row.attention.heads, row.attention.kvHeads);
   bool held = h % 4 == 0;
   return part == Part::HeldOut ? held : !held;

@@ -1,6 +1,7 @@
 //===- Calibration.cpp - Fit a target's constants to measurements ---------===//
 //
-// Coordinate search with a shrinking grid: each constant in turn is set to
+// Each group of constants (GEMM, prefill attention, decode attention) on
+// the rows of its kind. Coordinate search with a shrinking grid: each constant in turn is set to
 // the best of 21 values across its current window, eight rounds, the window
 // halving around the best value each round, from two starts, then restarted
 // from the best point while that helps (at most three times). The loss is
@@ -196,22 +197,27 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
   std::vector<const KernelRow *> fit, held;
   if (!splitRows(rows, fit, held, error))
     return false;
-  std::vector<const KernelRow *> gemmRows, attnRows;
-  for (const KernelRow *r : fit)
-    if (r->kind == KernelKind::Gemm)
-      gemmRows.push_back(r);
-    else if (r->kind != KernelKind::Collective)
-      attnRows.push_back(r);
-  gemmRows = sample(gemmRows, 4000);
-  attnRows = sample(attnRows, 4000);
-
+  // Each group of constants is fitted on the rows that identify it, in
+  // order (GEMMs, prefill attention, decode attention), each fit starting
+  // from the one before.
+  using target::FitGroup;
+  auto groupOf = [](const KernelRow &r) {
+    return r.kind == KernelKind::Gemm ? FitGroup::Gemm
+           : r.kind == KernelKind::DecodeAttention
+               ? FitGroup::DecodeAttention
+               : FitGroup::PrefillAttention;
+  };
   GpuTarget t = base;
-  for (bool attention : {false, true}) {
-    const std::vector<const KernelRow *> &use = attention ? attnRows
-                                                          : gemmRows;
+  for (FitGroup group : {FitGroup::Gemm, FitGroup::PrefillAttention,
+                         FitGroup::DecodeAttention}) {
+    std::vector<const KernelRow *> use;
+    for (const KernelRow *r : fit)
+      if (r->kind != KernelKind::Collective && groupOf(*r) == group)
+        use.push_back(r);
+    use = sample(use, 4000);
     std::vector<FitParam> params;
     for (const FitParam &p : target::modelConstants())
-      if (p.attention == attention)
+      if (p.group == group)
         (use.empty() ? out.unidentified : params).push_back(p);
     if (params.empty())
       continue;

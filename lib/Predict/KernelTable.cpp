@@ -238,7 +238,8 @@ bool tshape::predict::parseKernelTable(const std::string &text,
       return fail(lineNo, std::string("no model for ") +
                               kindName(KernelKind::MoeLayer) +
                               " yet (tshape-predict models gemm, prefill "
-                              "attention and nccl collective rows)");
+                              "and decode attention and nccl collective "
+                              "rows)");
     KernelRow row;
     row.line = lineNo;
     if (int c = cols["gpu"]; c >= 0)
@@ -284,16 +285,20 @@ bool tshape::predict::parseKernelTable(const std::string &text,
                                 std::to_string(a.kvHeads) + ")");
       row.kind = row.step > 0 ? KernelKind::DecodeAttention
                               : KernelKind::PrefillAttention;
-      if (row.kind == KernelKind::DecodeAttention)
-        return fail(lineNo, "no model for decode attention yet (step " +
+      // A decode row is one new token per sequence (seq 1) attending to the
+      // `step` cached tokens and itself.
+      if (row.kind == KernelKind::DecodeAttention && a.seq != 1)
+        return fail(lineNo, "no model for " + std::to_string(a.seq) +
+                                " queries over a cache of " +
                                 std::to_string(row.step) +
-                                " > 0; tshape-predict models prefill "
-                                "attention, step 0)");
+                                " tokens yet (a decode row has seq 1; a "
+                                "prefill row step 0)");
       row.key = std::string(dtypeName(dt)) + "," + std::to_string(a.batch) +
                 "," + std::to_string(a.seq) + "," + std::to_string(a.heads) +
                 "," + std::to_string(a.kvHeads) + "," +
                 std::to_string(a.headDim) + "," + std::to_string(a.window) +
-                "," + std::to_string(a.causal);
+                "," + std::to_string(a.causal) + "," +
+                std::to_string(row.step);
     }
     out.rows.push_back(row);
   }

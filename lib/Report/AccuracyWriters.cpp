@@ -282,7 +282,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
      << r.measurements << " measurements"
      << (r.dtype.empty() ? std::string() : " of dtype " + r.dtype) << ", "
      << c.fitRows << " to fit, " << c.heldOutRows
-     << " held out (no (n, k) or (heads, kv_heads) shape in both).\n\n"
+     << " held out (no (n, k), (heads, kv_heads) or decode context in both).\n\n"
      << "| constant | fitted |\n| --- | ---: |\n";
   for (const FitParam *p : identified(c))
     os << "| " << p->key << " | " << llvm::format("%.3f", c.fitted.*p->field)
@@ -307,7 +307,7 @@ void tshape::report::writeText(llvm::raw_ostream &os,
   const CalibrationResult &c = r.result;
   os << tool << ": " << r.measurements << " measurements, " << c.fitRows
      << " to fit, " << c.heldOutRows
-     << " held out (no (n, k) or (heads, kv_heads) shape in both)\n"
+     << " held out (no (n, k), (heads, kv_heads) or decode context in both)\n"
      << "  fitted:";
   const char *sep = " ";
   for (const FitParam *p : identified(c)) {

@@ -47,10 +47,15 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   t.kTileBytes = volta ? 64 : 128;
   // FlashAttention kernels: FA3 on Hopper/Blackwell ships 64, 128, 256;
   // FA2 on Ampere/Ada compiles multiples of 32 up to 256; none on Volta.
-  if (std::string(arch) == "hopper" || std::string(arch) == "blackwell")
+  // Their decode paths: FA3 splits any decode's cache across CTAs, FA2's
+  // varlen path only packed GQA heads without a window.
+  if (std::string(arch) == "hopper" || std::string(arch) == "blackwell") {
     t.fusedHeadDims = {64, 128, 256};
-  else if (!volta)
-    t.fusedHeadDims = {32, 64, 96, 128, 160, 192, 224, 256};
+  } else {
+    t.decodeSplitGqaOnly = true;
+    if (!volta)
+      t.fusedHeadDims = {32, 64, 96, 128, 160, 192, 224, 256};
+  }
   return t;
 }
 
@@ -85,6 +90,20 @@ Constants a100Attention() {
           {"attention_overhead_us", 8.606},
           {"attention_softmax_dim", 128},
           {"attention_query_block_cost", 1.978}};
+}
+/// Decode attention, fitted on the decode timings of the vLLM collection
+/// the README calls the default (H100: vLLM 0.19; A100: vLLM 0.14).
+/// targets/h100-sxm-vllm0.24.json holds the fit on vLLM 0.24 (the stack
+/// is a choice: docs/model-accuracy.md#decode-attention).
+Constants h100Decode() {
+  return {{"decode_memory_efficiency", 1},   {"decode_overhead_us", 6.313},
+          {"decode_cta_us", 3.169},          {"decode_sm_bandwidth", 11.75},
+          {"decode_combine_us", 2.037},      {"decode_overlap_exponent", 1.257}};
+}
+Constants a100Decode() {
+  return {{"decode_memory_efficiency", 0.857}, {"decode_overhead_us", 11.327},
+          {"decode_cta_us", 4.18},             {"decode_sm_bandwidth", 3.552},
+          {"decode_combine_us", 6.195},        {"decode_overlap_exponent", 1.824}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
@@ -121,8 +140,8 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
   // the others take the fit of the nearest measured architecture
   // (docs/targets.md says which, and why).
   static const std::vector<GpuTarget> targets = [] {
-    const Constants h100 = h100Gemm() + h100Attention();
-    const Constants a100 = a100Gemm() + a100Attention();
+    const Constants h100 = h100Gemm() + h100Attention() + h100Decode();
+    const Constants a100 = a100Gemm() + a100Attention() + a100Decode();
     return std::vector<GpuTarget>{
         // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
         // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
@@ -135,13 +154,13 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         with(make("a100-80gb", "NVIDIA A100 SXM4 80GB", "ampere", 108, 312, 312,
                   19.5, 156, 0, 2039, 40, 80),
              a100,
-             "fitted on A100 SXM bf16 GEMM and prefill-attention timings "
-             "(aiconfigurator)"),
+             "fitted on A100 SXM bf16 GEMM, prefill- and decode-attention "
+             "timings (aiconfigurator)"),
         with(make("h100-sxm", "NVIDIA H100 SXM5 80GB", "hopper", 132, 989.4,
                   989.4, 66.9, 494.7, 1978.9, 3350, 50, 80),
              h100,
-             "fitted on H100 SXM bf16 GEMM and prefill-attention timings "
-             "(aiconfigurator)"),
+             "fitted on H100 SXM bf16 GEMM, prefill- and decode-attention "
+             "timings (aiconfigurator)"),
         with(make("h100-pcie", "NVIDIA H100 PCIe 80GB", "hopper", 114, 756, 756,
                   51.2, 378, 1513, 2000, 50, 80),
              h100, fromH100),
@@ -151,17 +170,18 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         with(
             make("b200", "NVIDIA B200 (HGX, 1000 W)", "blackwell", 148, 2250,
                  2250, 75, 1100, 4500, 7700, 126, 180),
-            b200Gemm() + h100Attention(),
+            b200Gemm() + h100Attention() + h100Decode(),
             "GEMM constants fitted on B200 bf16 GEMM timings (aiconfigurator); "
-            "attention constants from the H100 SXM fit (no B200 attention "
-            "timings)"),
+            "attention and decode constants from the H100 SXM fit (no B200 "
+            "attention timings)"),
         // The GPU of a GB200 superchip (GB200 NVL72 datasheet, per GPU at
         // 1,200 W): the B200's die, so its SM count, L2 and fits.
         with(make("gb200", "NVIDIA GB200 (Grace Blackwell superchip GPU, "
                            "1200 W)",
                   "blackwell", 148, 2500, 2500, 90, 1250, 5000, 8000, 126, 186),
-             b200Gemm() + h100Attention(),
-             "derived: the B200 GEMM fit and the H100 SXM attention fit with "
+             b200Gemm() + h100Attention() + h100Decode(),
+             "derived: the B200 GEMM fit and the H100 SXM attention and "
+             "decode fit with "
              "this GPU's datasheet peaks and bandwidth (no timings of this "
              "GPU)"),
         with(make("l40s", "NVIDIA L40S 48GB", "ada", 142, 362.05, 362.05, 91.6,
@@ -178,23 +198,35 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
 const std::vector<ModelConstant> &tshape::target::modelConstants() {
   // A range's lower edge of 0 means "none" (no overhead, no limit, no
   // smoothing) and is a legitimate fit.
+  constexpr FitGroup gemm = FitGroup::Gemm,
+                     prefill = FitGroup::PrefillAttention,
+                     decode = FitGroup::DecodeAttention;
   static const std::vector<ModelConstant> constants = {
-      {"math_efficiency", 0.30, 1.00, &GpuTarget::mathEfficiency, false},
-      {"memory_efficiency", 0.30, 1.00, &GpuTarget::memoryEfficiency, false},
-      {"launch_overhead_us", 0.0, 20.0, &GpuTarget::launchOverheadUs, false},
-      {"wave_smoothing", 0.0, 1.0, &GpuTarget::waveSmoothing, false},
-      {"overlap_exponent", 1.0, 8.0, &GpuTarget::overlapExponent, false},
+      {"math_efficiency", 0.30, 1.00, &GpuTarget::mathEfficiency, gemm},
+      {"memory_efficiency", 0.30, 1.00, &GpuTarget::memoryEfficiency, gemm},
+      {"launch_overhead_us", 0.0, 20.0, &GpuTarget::launchOverheadUs, gemm},
+      {"wave_smoothing", 0.0, 1.0, &GpuTarget::waveSmoothing, gemm},
+      {"overlap_exponent", 1.0, 8.0, &GpuTarget::overlapExponent, gemm},
       {"epilogue_serial_fraction", 0.0, 1.0,
-       &GpuTarget::epilogueSerialFraction, false},
-      {"split_k_min_k", 0.0, 16384.0, &GpuTarget::splitKMinK, false},
+       &GpuTarget::epilogueSerialFraction, gemm},
+      {"split_k_min_k", 0.0, 16384.0, &GpuTarget::splitKMinK, gemm},
       {"attention_efficiency", 0.20, 1.00, &GpuTarget::attentionEfficiency,
-       true},
+       prefill},
       {"attention_overhead_us", 0.0, 40.0, &GpuTarget::attentionOverheadUs,
-       true},
+       prefill},
       {"attention_softmax_dim", 0.0, 256.0, &GpuTarget::attentionSoftmaxDim,
-       true},
+       prefill},
       {"attention_query_block_cost", 0.0, 8.0,
-       &GpuTarget::attentionQueryBlockCost, true},
+       &GpuTarget::attentionQueryBlockCost, prefill},
+      {"decode_memory_efficiency", 0.30, 1.00,
+       &GpuTarget::decodeMemoryEfficiency, decode},
+      {"decode_overhead_us", 0.0, 40.0, &GpuTarget::decodeOverheadUs, decode},
+      {"decode_cta_us", 0.0, 20.0, &GpuTarget::decodeCtaUs, decode},
+      {"decode_sm_bandwidth", 0.5, 16.0, &GpuTarget::decodeSmBandwidth,
+       decode},
+      {"decode_combine_us", 0.0, 20.0, &GpuTarget::decodeCombineUs, decode},
+      {"decode_overlap_exponent", 1.0, 8.0,
+       &GpuTarget::decodeOverlapExponent, decode},
   };
   return constants;
 }

@@ -119,8 +119,17 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
       !number(*o, "memory_gib", mem, false, error) ||
       !integer(*o, "min_align_bytes", t.minAlignBytes, false, error) ||
       !integer(*o, "best_align_bytes", t.bestAlignBytes, false, error) ||
-      !integer(*o, "k_tile_bytes", t.kTileBytes, false, error))
+      !integer(*o, "k_tile_bytes", t.kTileBytes, false, error) ||
+      !integer(*o, "decode_query_tile", t.decodeQueryTile, false, error))
     return std::nullopt;
+  if (const json::Value *v = o->get("decode_split_gqa_only")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b) {
+      error = "key 'decode_split_gqa_only': expected true or false";
+      return std::nullopt;
+    }
+    t.decodeSplitGqaOnly = *b;
+  }
   t.memoryBandwidthGBs = bw;
   t.l2MB = l2;
   t.memoryGiB = mem;

@@ -18,6 +18,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -190,8 +191,17 @@ int main(int argc, char **argv) {
   if (!calibrate(rows, *base, rep.result, error))
     return fail(error);
   report::writeText(llvm::errs(), rep, kTool);
+  // A fit from a target file names that file's built-in base, so that a
+  // fitted file can start the next fit (GEMMs, then attention, then
+  // decode).
   std::string baseName = targetFile.empty() ? targetName.getValue()
                                             : base->name;
+  if (!targetFile.empty())
+    if (auto buf = llvm::MemoryBuffer::getFile(targetFile, true))
+      if (auto v = llvm::json::parse((*buf)->getBuffer()))
+        if (const llvm::json::Object *o = v->getAsObject())
+          if (auto b = o->getString("base"))
+            baseName = b->str();
   if (int rc = writeOutput(targetFileJson(rep.result.fitted, baseName)))
     return rc;
   // After the fitted target, which a bad report path does not lose.

@@ -57,6 +57,10 @@ struct GemmEstimate {
   }
 };
 
+/// Compute and memory time overlapped: the larger of the two when p is 0
+/// (a perfect overlap), their p-norm otherwise (p = 1 adds them).
+double overlap(double compute, double memory, double p);
+
 /// Throughput factor of global loads `vectorBytes` wide (16 = 1.0). Model
 /// constants; the 4-byte value is fitted to a public H100 measurement (see
 /// docs/cost-model.md).

@@ -2,7 +2,8 @@
 //
 // predictKernel prices a kernel of the model (Model/Kernel.h) on a GPU
 // target: a GEMM with the GEMM model, a fused attention with the attention
-// model (GemmModel.h), a collective with the collective model on a cluster
+// model (GemmModel.h) or, one query over a longer cache (a decode step),
+// the decode-attention model (DecodeAttention.h), a collective with the collective model on a cluster
 // (Collective.h). The analysis, the search and tshape-predict all call it;
 // a kind with no model yet says so, and so does a collective priced
 // without a cluster.
@@ -14,6 +15,7 @@
 #define TSHAPE_COST_PREDICTKERNEL_H
 
 #include "tshape/Cost/Collective.h"
+#include "tshape/Cost/DecodeAttention.h"
 #include "tshape/Cost/GemmModel.h"
 #include "tshape/Model/Kernel.h"
 
@@ -29,7 +31,14 @@ struct KernelEstimate {
   double predictedUs = 0;
   double flops = 0; ///< useful FLOPs (a causal mask's skipped pairs excluded)
   GemmEstimate gemm;                ///< kind Gemm
-  FusedAttentionEstimate attention; ///< kind Attention
+  /// Kind Attention. A decode step fills its summary too (supported, the
+  /// padded head dim, FLOPs, compute, memory and predicted time), so that
+  /// a reader of `attention` sees any attention kernel's price.
+  FusedAttentionEstimate attention;
+  /// Kind Attention, one query over a longer cache: the decode model's
+  /// detail (`decodeStep` says whether it priced the kernel).
+  DecodeAttentionEstimate decode;
+  bool decodeStep = false;
   CollectiveEstimate collective;    ///< kind Collective
 };
 
@@ -38,6 +47,11 @@ GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype);
 /// The attention problem of a fused attention kernel, in `dtype`.
 AttentionProblem attentionProblem(const model::AttentionSpec &a,
                                   model::DType dtype);
+
+/// The decode problem of an attention kernel of one query per sequence
+/// over `kvLen` keys, in `dtype`.
+DecodeAttentionProblem decodeAttentionProblem(const model::AttentionSpec &a,
+                                              model::DType dtype);
 
 /// The collective problem of a collective kernel.
 CollectiveProblem collectiveProblem(const model::CollectiveSpec &c);

@@ -28,14 +28,19 @@ model::Kernel rowKernel(const KernelRow &row);
 double predictRow(const KernelRow &row, const target::GpuTarget &target,
                   const cost::Cluster *cluster = nullptr);
 
+/// The keys a decode row's query attends to: its `step` cached tokens and
+/// itself.
+inline int64_t decodeContext(const KernelRow &row) { return row.step + 1; }
+
 /// FLOPs of one row (useful work).
 double rowFlops(const KernelRow &row);
 
 /// Which part of a split a row belongs to. The part depends only on the
 /// row's weight shape, (n, k) for a GEMM and (heads, kv_heads) for
-/// attention, or on a collective's message size in bytes, so the two parts
-/// share no such shape or size and repeats of one key always land
-/// together. About one shape in four is held out.
+/// prefill attention, on a decode row's context length (decodeContext), or
+/// on a collective's message size in bytes, so the two parts share no such
+/// shape, length or size and repeats of one key always land together.
+/// About one in four is held out.
 enum class Part { All, Fit, HeldOut };
 bool inPart(const KernelRow &row, Part part);
 /// "all", "fit", "held-out".

@@ -80,6 +80,31 @@ struct GpuTarget {
   /// Model constants, fitted on prefill attention timings.
   double attentionSoftmaxDim = 0;
   double attentionQueryBlockCost = 0;
+  /// Decode attention (one query token per sequence over a KV cache,
+  /// Cost/DecodeAttention.h; docs/cost-model.md#decode-attention). Model
+  /// constants, fitted on decode timings: the fraction of the datasheet
+  /// bandwidth the cache read reaches; the fixed cost per call (launches,
+  /// the new token's K/V write); the latency of one CTA (one sequence x kv
+  /// head x query tile x split) on its SM; what one SM can read, as a
+  /// multiple of its share of the bandwidth (bandwidth / SMs): a few CTAs
+  /// cannot saturate HBM; the cost of merging split-KV partial results;
+  /// and the p of the p-norm of the CTA schedule and the memory time (0:
+  /// the larger).
+  double decodeMemoryEfficiency = 0.85;
+  double decodeOverheadUs = 2.0;
+  double decodeCtaUs = 1.0;
+  double decodeSmBandwidth = 2.0;
+  double decodeCombineUs = 1.0;
+  double decodeOverlapExponent = 0;
+  /// Query rows of one decode CTA: the query heads of one kv head are
+  /// packed into them (GQA), padded up to it; more heads per kv head run
+  /// as further CTAs. Not fitted (FlashAttention's decode tile).
+  int64_t decodeQueryTile = 64;
+  /// Whether the decode kernel splits the cache across CTAs only when it
+  /// packs several query heads per kv head and has no window
+  /// (FlashAttention 2's varlen rule, Ampere and Ada) rather than for any
+  /// decode (FlashAttention 3, Hopper and Blackwell).
+  bool decodeSplitGqaOnly = false;
   /// Head dimensions with a fused-attention (FlashAttention) kernel; other
   /// head dims run padded up to the next one listed.
   std::vector<int64_t> fusedHeadDims;
@@ -95,6 +120,9 @@ const GpuTarget *findBuiltinTarget(const std::string &name);
 /// "v100, a100-40gb, ..." for error messages.
 std::string builtinTargetNames();
 
+/// The kind of measurement that identifies a model constant.
+enum class FitGroup : uint8_t { Gemm, PrefillAttention, DecodeAttention };
+
 /// One model constant of GpuTarget that calibration fits: its target-file
 /// key, the range calibration searches and a target file may set, and the
 /// kind of measurement that identifies it.
@@ -102,7 +130,7 @@ struct ModelConstant {
   const char *key;
   double lo, hi;
   double GpuTarget::*field;
-  bool attention; ///< identified by attention timings, else by GEMMs
+  FitGroup group;
 };
 /// Every fitted model constant, in fitting order (docs/targets.md).
 const std::vector<ModelConstant> &modelConstants();

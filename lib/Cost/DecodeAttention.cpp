@@ -1,0 +1,123 @@
+//===- DecodeAttention.cpp - One decode step's attention over a KV cache --===//
+//
+// The formulas of docs/cost-model.md#decode-attention.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/DecodeAttention.h"
+#include "tshape/Cost/GemmModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace tshape;
+using namespace tshape::cost;
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+int64_t tshape::cost::decodeSplits(int64_t ctas, int64_t sms,
+                                   int64_t blocks) {
+  // FlashAttention's num_splits_heuristic (flash_api.cpp, FA2 and FA3).
+  if (sms <= 0 || blocks <= 1 || double(ctas) >= 0.8 * double(sms))
+    return 1;
+  int64_t most = std::min<int64_t>({128, sms, blocks});
+  std::vector<double> eff(size_t(most) + 1, 0);
+  double best = 0;
+  for (int64_t s = 1; s <= most; ++s) {
+    // Some counts give the blocks per split of the count before (64
+    // blocks in 12 splits are 11 splits of 6): not eligible.
+    if (s > 1 && ceilDiv(blocks, s) == ceilDiv(blocks, s - 1))
+      continue;
+    double waves = double(ctas * s) / double(sms);
+    eff[size_t(s)] = waves / std::ceil(waves);
+    best = std::max(best, eff[size_t(s)]);
+  }
+  for (int64_t s = 1; s <= most; ++s)
+    if (eff[size_t(s)] > 0 && eff[size_t(s)] >= 0.85 * best)
+      return s;
+  return 1;
+}
+
+DecodeAttentionEstimate
+tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
+                                      const target::GpuTarget &t) {
+  DecodeAttentionEstimate e;
+  const double eb = double(model::dtypeBytes(p.dtype));
+  const bool windowed = p.window > 0 && p.window < p.context;
+  const int64_t attended = windowed ? p.window : p.context;
+  e.flops = 4.0 * double(p.batch) * double(p.heads) * double(p.headDim) *
+            double(attended);
+  auto it = std::lower_bound(t.fusedHeadDims.begin(), t.fusedHeadDims.end(),
+                             p.headDim);
+  if (it == t.fusedHeadDims.end() || t.peak(p.dtype) <= 0 || p.kvHeads <= 0) {
+    e.supported = false;
+    return e;
+  }
+  e.paddedHeadDim = *it;
+  e.headDimEfficiency = double(p.headDim) / double(*it);
+
+  // The query heads of one kv head share its keys: one CTA computes their
+  // rows together, padded to the query tile.
+  const int64_t tile = std::max<int64_t>(1, t.decodeQueryTile);
+  e.groupRows = std::max<int64_t>(1, p.heads / p.kvHeads);
+  e.queryTiles = ceilDiv(e.groupRows, tile);
+  // Keys are read in blocks; a window starting anywhere touches
+  // ceil((w-1)/B) + 1 of them (as in the prefill model).
+  const int64_t blk = std::max<int64_t>(1, t.attentionBlock);
+  e.keysRead = windowed ? std::min(p.context, (ceilDiv(p.window - 1, blk) + 1) *
+                                                  blk)
+                        : p.context;
+  e.kvBlocks = ceilDiv(e.keysRead, blk);
+
+  const int64_t units = p.batch * p.kvHeads * e.queryTiles;
+  const bool splittable =
+      !t.decodeSplitGqaOnly || (e.groupRows > 1 && p.window <= 0);
+  e.splits = splittable ? decodeSplits(units, t.smCount, e.kvBlocks) : 1;
+  e.ctas = units * e.splits;
+  e.waves = ceilDiv(e.ctas, std::max<int64_t>(1, t.smCount));
+
+  e.cacheBytes = 2.0 * eb * double(p.batch) * double(p.kvHeads) *
+                 double(e.keysRead) * double(p.headDim);
+  const double qoBytes =
+      2.0 * eb * double(p.batch) * double(p.heads) * double(p.headDim);
+  // A split writes fp32 partial outputs (and their log-sum-exp) that the
+  // merge reads back.
+  const double partialBytes =
+      e.splits > 1 ? 2.0 * 4 * double(e.splits) * double(p.batch) *
+                         double(p.heads) * double(p.headDim + 1)
+                   : 0;
+  e.bytes = e.cacheBytes + qoBytes + partialBytes;
+  const double bw = t.memoryBandwidthGBs * 1e9;
+  e.memoryUs = e.bytes / (bw * t.decodeMemoryEfficiency) * 1e6;
+
+  // Issued work: every CTA computes a full query tile over its keys, at the
+  // padded head dim.
+  const double issued = 4.0 * double(units) * double(tile) *
+                        double(e.keysRead) * double(*it);
+  const double rate = t.peak(p.dtype) * 1e12 * t.attentionEfficiency;
+  e.computeUs = issued / rate * 1e6;
+  // The CTAs run in waves over the SMs. A wave takes the longer of a CTA's
+  // latency and its work at one SM's share of the attention rate; the
+  // bytes take the longer of the HBM time and the time of the busy SMs at
+  // their own bandwidth (a few CTAs cannot saturate HBM).
+  const double sms = double(std::max<int64_t>(1, t.smCount));
+  const double smBandwidth = bw / sms * t.decodeSmBandwidth;
+  const double ctaBytes = e.bytes / double(e.ctas);
+  e.ctaUs = std::max(t.decodeCtaUs,
+                     issued / double(e.ctas) / (rate / sms) * 1e6);
+  e.scheduleUs = double(e.waves) * e.ctaUs;
+  e.bandwidthUs = std::max(
+      e.memoryUs, smBandwidth > 0
+                      ? double(e.waves) * ctaBytes / smBandwidth * 1e6
+                      : 0.0);
+  const double core = std::max(e.scheduleUs, e.computeUs);
+  e.memoryBound = e.bandwidthUs > core;
+  e.predictedUs = overlap(core, e.bandwidthUs, t.decodeOverlapExponent) +
+                  t.decodeOverheadUs +
+                  (e.splits > 1 ? t.decodeCombineUs : 0.0);
+  e.tflops = e.flops / (e.predictedUs * 1e-6) / 1e12;
+  return e;
+}
