@@ -232,3 +232,38 @@ TEST(PlanSearch, RejectsMalformedSpaces) {
   o.top = 0;
   EXPECT_FALSE(searchPlans(s.config, s.space, h100(), dgxH100(), o, error));
 }
+
+TEST(PlanSearch, CoSearchesShapesUnderAPlan) {
+  // The small model under its fastest plan: the shape search's objective
+  // is the plan's step (estimateStep), so the model's own prediction is
+  // the plan's step time, and every candidate keeps the plan's degrees.
+  Small s;
+  std::string error;
+  std::optional<PlanSearchResult> r =
+      searchPlans(s.config, s.space, h100(), dgxH100(), {}, error);
+  ASSERT_TRUE(r && !r->ranked.empty()) << error;
+  const PlanCandidate &best = r->ranked.front();
+  // The vocabulary's neighbourhood (Neighbourhood.h): the multiples of
+  // 64 x t from the first at or above 128 to 7 steps past it, less 128
+  // itself: 7 when 64 t divides 128, else 8. Each adds 2 x 64 h = 8,192
+  // parameters or more to about 213,000, so the budget is widened to 50%.
+  SearchOptions shape;
+  shape.vary = {"vocab"};
+  shape.paramTolerance = 0.5;
+  std::optional<SearchResult> co = coSearchShapes(
+      best, h100(), dgxH100(), shape, 80, {}, error);
+  ASSERT_TRUE(co) << error;
+  EXPECT_DOUBLE_EQ(co->predBefore.us, best.step.stepTime * 1e6);
+  const int64_t step = 64 * best.config.parallel.tp;
+  EXPECT_EQ(co->evaluated, 128 % step == 0 ? 7 : 8);
+  EXPECT_EQ(co->after.parallel, best.config.parallel);
+  EXPECT_LE(co->predAfter.us, co->predBefore.us);
+
+  // Under a memory limit the plan itself breaks, and with no candidate
+  // that fits, the search says why.
+  const double peak = best.peakGiB();
+  std::optional<SearchResult> none = coSearchShapes(
+      best, h100(), dgxH100(), shape, peak / 4, {}, error);
+  EXPECT_FALSE(none);
+  EXPECT_NE(error.find("GiB > "), std::string::npos) << error;
+}

@@ -458,6 +458,7 @@ private:
       } else {
         out.summary = name + "not visited (the search stopped at its bound)";
       }
+      out.fastest = f.fastest;
       res.families.push_back(out);
       if (f.smallest && (!res.smallest || f.smallest->step.memory.peak().total() <
                                               res.smallest->step.memory.peak().total()))
@@ -527,4 +528,46 @@ std::string tshape::advise::noPlanFits(const PlanSearchResult &r) {
   return "no plan fits in " + gib(r.memoryLimitGiB) + ": the smallest needs " +
          gib(r.smallest->peakGiB()) + " per GPU at " +
          r.smallest->describe();
+}
+
+std::optional<SearchResult> tshape::advise::coSearchShapes(
+    const PlanCandidate &plan, const target::GpuTarget &target,
+    const cost::Cluster &cluster, const SearchOptions &shape,
+    double memoryLimitGiB, const cost::StepOptions &step, std::string &error) {
+  cost::StepModel model(target, cluster, step);
+  const double limit = memoryLimitGiB * cost::kGiB;
+  const double gpus = double(std::max<int64_t>(1, plan.step.gpus));
+  SearchOptions o = shape;
+  o.objective = [&](const ModelConfig &c,
+                    std::string &why) -> std::optional<StepPrediction> {
+    if (std::optional<std::string> broken = checkMegatronRules(c, plan.plan)) {
+      why = *broken;
+      return std::nullopt;
+    }
+    std::optional<cost::StepEstimate> e = model.estimate(c, plan.plan, &why);
+    if (!e)
+      return std::nullopt;
+    const double peak = e->memory.peak().total();
+    if (peak > limit) {
+      why = gib(peak / cost::kGiB) + " > " + gib(memoryLimitGiB) +
+            " under the plan";
+      return std::nullopt;
+    }
+    // Seconds per step and the candidate's own FLOPs per GPU (its kernels
+    // on one tensor-parallel rank, times t ranks, m microbatches and d
+    // pipelines, over the GPUs): Eq. 3 assumes f = 4h and would count a
+    // smaller FFN as faster work.
+    std::optional<int64_t> perRank =
+        model::countFlops(c, model::RunShape::train());
+    if (!perRank) {
+      why = "the FLOP count overflows";
+      return std::nullopt;
+    }
+    const double flops = double(*perRank) * double(c.parallel.tp) *
+                         double(plan.plan.microbatches) *
+                         double(c.parallel.dp) / gpus;
+    return StepPrediction{e->stepTime * 1e6, flops};
+  };
+  ShapeSearch search(target);
+  return search.search(plan.config, o, error);
 }

@@ -106,6 +106,14 @@ StepPrediction ShapeSearch::predict(const ModelConfig &c,
   return p;
 }
 
+std::optional<StepPrediction> ShapeSearch::evaluate(const ModelConfig &c,
+                                                    const SearchOptions &o,
+                                                    std::string &why) {
+  if (o.objective)
+    return o.objective(c, why);
+  return predict(c, o.run);
+}
+
 namespace {
 std::optional<int64_t> totalParams(const ModelConfig &c) {
   std::optional<model::ParamCount> n = model::countParameters(c);
@@ -267,11 +275,15 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   Odometer odometer(c, o.vary, ctx, res.bounded);
 
   res.before = c;
-  res.predBefore = predict(c, o.run);
   // The budget's reference, counted once for every candidate.
   const std::optional<int64_t> paramsBefore = totalParams(c);
   res.paramsBefore = paramsBefore.value_or(0);
   std::string originalViolation = violation(c, paramsBefore, c, o);
+  std::string why;
+  if (std::optional<StepPrediction> p = evaluate(c, o, why))
+    res.predBefore = *p;
+  else if (originalViolation.empty())
+    originalViolation = why;
 
   // Per-rank sizes off the best alignment: hidden, head_dim, ffn, vocab.
   auto misaligned = [&](const ModelConfig &m) {
@@ -293,8 +305,12 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     ++res.evaluated;
     if (!violation(c, paramsBefore, n, o).empty())
       return;
+    std::string rejected;
+    std::optional<StepPrediction> priced = evaluate(n, o, rejected);
+    if (!priced)
+      return;
     ++res.feasible;
-    StepPrediction p = predict(n, o.run);
+    const StepPrediction &p = *priced;
     // Never slower per step than a feasible original: growing the model
     // for efficiency alone is not a win.
     if (originalViolation.empty() && p.us > res.predBefore.us)
@@ -323,13 +339,15 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
             "fixes it";
     return std::nullopt;
   }
-  res.bestGain = bestRate / res.predBefore.tflops() - 1;
+  res.bestGain = res.predBefore.tflops() > 0
+                    ? bestRate / res.predBefore.tflops() - 1
+                    : 0;
   // Keep the model unless the gain is worth it (a feasible original).
   if (originalViolation.empty() &&
       bestRate < res.predBefore.tflops() * (1 + o.minGain))
     best = c;
   res.after = best;
-  res.predAfter = predict(best, o.run);
+  res.predAfter = evaluate(best, o, why).value_or(StepPrediction{});
   res.paramsAfter = model::countParameters(best)->total;
 
   // One entry per changed parameter, with its effect alone. Key/value heads
@@ -348,10 +366,12 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     ch.parameter = model::paramName(p);
     ch.before = getParam(c, p);
     ch.after = getParam(best, p);
+    std::optional<StepPrediction> sp;
     if (violation(c, paramsBefore, one, o).empty() ||
-        !originalViolation.empty()) {
-      StepPrediction sp = predict(one, o.run);
-      ch.speedup = sp.tflops() / res.predBefore.tflops();
+        !originalViolation.empty())
+      sp = evaluate(one, o, why);
+    if (sp && res.predBefore.tflops() > 0) {
+      ch.speedup = sp->tflops() / res.predBefore.tflops();
     } else {
       ch.speedup = 0; // only feasible together with the other changes
     }

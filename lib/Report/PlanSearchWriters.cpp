@@ -56,6 +56,22 @@ spaceLines(const advise::PlanSpace &s) {
   };
 }
 
+/// "heads 96 -> 128, ffn 49152 -> 49408", or "keep the shape".
+std::string changesLine(const advise::SearchResult &s) {
+  std::string line;
+  for (const advise::Change &c : s.changes)
+    line += (line.empty() ? "" : ", ") + c.parameter + " " +
+            std::to_string(c.before) + " -> " + std::to_string(c.after);
+  return line.empty() ? "keep the shape" : line;
+}
+
+/// The co-searched step time of one plan: its model's and the best shape's.
+double gainOf(const PlanShapes &p) {
+  return p.shapes.predAfter.us > 0 && p.shapes.predBefore.us > 0
+             ? p.shapes.predBefore.us / p.shapes.predAfter.us - 1
+             : 0;
+}
+
 void counts(llvm::raw_ostream &os, const advise::PlanSearchResult &r,
             const char *indent) {
   os << indent << r.spaceSize << " candidates in the space: " << r.cut
@@ -120,6 +136,33 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
     });
     if (std::string none = advise::noPlanFits(r); !none.empty())
       j.attribute("no_plan_fits", none);
+    if (!rep.coSearch.empty()) {
+      j.attributeObject("co_search", [&] {
+        j.attribute("vary", rep.coSearchVary);
+        j.attribute("param_tolerance", rep.coSearchTolerance);
+        j.attributeArray("plans", [&] {
+          for (const PlanShapes &p : rep.coSearch)
+            j.object([&] {
+              j.attribute("tp", p.plan.config.parallel.tp);
+              j.attribute("plan", p.plan.describe());
+              j.attribute("step_time_s", p.shapes.predBefore.us * 1e-6);
+              j.attribute("co_searched_step_time_s",
+                          p.shapes.predAfter.us * 1e-6);
+              j.attribute("speedup", 1 + gainOf(p));
+              j.attribute("evaluated", p.shapes.evaluated);
+              j.attribute("feasible", p.shapes.feasible);
+              j.attributeArray("changes", [&] {
+                for (const advise::Change &c : p.shapes.changes)
+                  j.object([&] {
+                    j.attribute("parameter", c.parameter);
+                    j.attribute("before", c.before);
+                    j.attribute("after", c.after);
+                  });
+              });
+            });
+        });
+      });
+    }
     if (rep.best) {
       j.attribute("megatron_command", rep.best->megatronCommand);
       j.attributeArray("megatron_notes", [&] {
@@ -165,6 +208,21 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   for (const advise::Rejection &x : r.rejections)
     os << "| " << x.rule << " | " << x.candidates << " | " << x.example
        << " |\n";
+  if (!rep.coSearch.empty()) {
+    os << "\n## Shapes under each family's fastest plan\n\nThe shape "
+          "search (vary "
+       << rep.coSearchVary
+       << llvm::format(", parameters within %.1f%%", 100 * rep.coSearchTolerance)
+       << ") priced as training steps of the plan.\n\n"
+       << "| tp | plan | step (s) | co-searched (s) | speedup | change |\n"
+       << "| ---: | --- | ---: | ---: | ---: | --- |\n";
+    for (const PlanShapes &p : rep.coSearch)
+      os << "| " << p.plan.config.parallel.tp << " | " << p.plan.describe()
+         << llvm::format(" | %.3f | %.3f | %.3fx | ",
+                         p.shapes.predBefore.us * 1e-6,
+                         p.shapes.predAfter.us * 1e-6, 1 + gainOf(p))
+         << changesLine(p.shapes) << " |\n";
+  }
   if (rep.best) {
     os << "\n## The fastest plan\n\n";
     writeMarkdown(os, *rep.best);
@@ -200,6 +258,18 @@ void tshape::report::writeText(llvm::raw_ostream &os,
     if (!x.example.empty())
       os << "  e.g. " << x.example;
     os << "\n";
+  }
+  if (!rep.coSearch.empty()) {
+    os << "shapes under each family's fastest plan (vary " << rep.coSearchVary
+       << llvm::format(", parameters within %.1f%%):\n",
+                       100 * rep.coSearchTolerance);
+    for (const PlanShapes &p : rep.coSearch)
+      os << "  tp=" << p.plan.config.parallel.tp
+         << llvm::format(": %.3f s -> %.3f s (%+.1f%%): ",
+                         p.shapes.predBefore.us * 1e-6,
+                         p.shapes.predAfter.us * 1e-6, 100 * gainOf(p))
+         << changesLine(p.shapes) << "  [" << p.shapes.feasible << " of "
+         << p.shapes.evaluated << " shapes feasible]\n";
   }
   if (rep.best) {
     os << "\nthe fastest plan:\n";

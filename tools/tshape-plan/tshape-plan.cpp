@@ -27,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <set>
 
 using namespace tshape;
 namespace cl = llvm::cl;
@@ -131,6 +132,21 @@ cl::opt<int64_t> maxCandidates(
     "max-candidates",
     cl::desc("--search: candidates visited at most (100000000)"),
     cl::init(100'000'000), cl::cat(planCat));
+
+cl::opt<bool> coSearch(
+    "co-search",
+    cl::desc("--search: run the shape search under each tensor-parallel "
+             "family's fastest plan (a shape good at t=1 can be bad at t=8)"),
+    cl::cat(planCat));
+cl::list<std::string> vary(
+    "vary",
+    cl::desc("--co-search: parameters that may change (default "
+             "vocab,heads,ffn)"),
+    cl::CommaSeparated, cl::cat(planCat));
+cl::opt<double> paramTolerance(
+    "param-tolerance",
+    cl::desc("--co-search: |P' - P| / P allowed (0.02)"), cl::init(0.02),
+    cl::cat(planCat));
 
 /// The tool's name, the start of each line it writes to stderr.
 constexpr const char kTool[] = "tshape-plan";
@@ -275,6 +291,26 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
                   ") cannot be evaluated: " + error);
     rep.best->memoryCapacityGiB = rep.result.memoryLimitGiB;
   }
+  if (coSearch) {
+    advise::SearchOptions shape;
+    shape.paramTolerance = paramTolerance;
+    if (!vary.empty())
+      shape.vary = std::set<std::string>(vary.begin(), vary.end());
+    for (const std::string &v : shape.vary)
+      rep.coSearchVary += (rep.coSearchVary.empty() ? "" : ",") + v;
+    rep.coSearchTolerance = paramTolerance;
+    for (const advise::PlanFamily &f : rep.result.families) {
+      if (!f.fastest)
+        continue;
+      std::optional<advise::SearchResult> shapes = advise::coSearchShapes(
+          *f.fastest, target, cluster, shape, rep.result.memoryLimitGiB, {},
+          error);
+      if (!shapes)
+        return fail("--co-search under " + f.fastest->describe() + ": " +
+                    error);
+      rep.coSearch.push_back({*f.fastest, std::move(*shapes)});
+    }
+  }
   if (int rc = emit(rep))
     return rc;
   if (std::string none = advise::noPlanFits(rep.result); !none.empty())
@@ -317,6 +353,11 @@ int main(int argc, char **argv) {
   std::optional<model::DType> dtype = model::parseDType(dtypeOpt);
   if (!dtype)
     return fail("unknown --dtype '" + dtypeOpt + "'");
+  if ((coSearch || given(vary) || given(paramTolerance)) && !search)
+    return fail("--co-search, --vary and --param-tolerance need --search");
+  if (paramTolerance < 0)
+    return fail("--param-tolerance must be >= 0, got " +
+                std::to_string(paramTolerance));
   if (search) {
     if (!gpus)
       return fail("--search needs --gpus (the GPUs to plan for)");

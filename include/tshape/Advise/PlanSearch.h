@@ -16,6 +16,7 @@
 #ifndef TSHAPE_ADVISE_PLANSEARCH_H
 #define TSHAPE_ADVISE_PLANSEARCH_H
 
+#include "tshape/Advise/ShapeSearch.h"
 #include "tshape/Cost/StepTime.h"
 
 #include <cstdint>
@@ -85,6 +86,7 @@ struct PlanFamily {
   /// Its fastest plan that fits, or why none did: the smallest memory it
   /// reached ("t=1: 94.2 GiB > 80 GiB at ..."), else the rule that cut it.
   std::string summary;
+  std::optional<PlanCandidate> fastest; ///< absent when none fits
 };
 
 struct PlanSearchResult {
@@ -118,6 +120,21 @@ searchPlans(const model::ModelConfig &config, const PlanSpace &space,
 /// "no plan fits in 80 GiB: the smallest needs 97.1 GiB per GPU at t=8 p=8
 /// ..." (empty when a plan fits or nothing was priced).
 std::string noPlanFits(const PlanSearchResult &r);
+
+/// The shape search under one plan (co-search): the neighbourhood of
+/// `shape.vary` (ShapeSearch.h, the same candidates, parameter budget and
+/// rules) priced as whole training steps of `plan` (its degrees,
+/// microbatch, schedule, recompute and sharding) by estimateStep, and
+/// ranked by the candidate's own FLOPs per second per GPU (its kernels,
+/// not Eq. 3, which assumes f = 4h); a candidate that breaks
+/// Megatron-LM's rules under the plan or needs more than
+/// `memoryLimitGiB` per GPU is infeasible. A head count or FFN size that is
+/// good at t = 1 can be bad at t = 8: run it under each plan worth having.
+std::optional<SearchResult>
+coSearchShapes(const PlanCandidate &plan, const target::GpuTarget &target,
+               const cost::Cluster &cluster, const SearchOptions &shape,
+               double memoryLimitGiB, const cost::StepOptions &step,
+               std::string &error);
 
 } // namespace tshape::advise
 

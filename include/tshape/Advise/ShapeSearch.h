@@ -15,6 +15,8 @@
 #include "tshape/Advise/ShapeReport.h"
 #include "tshape/Model/Transformer.h"
 
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +24,13 @@
 namespace tshape::advise {
 
 using namespace tshape::cost;
+
+/// A predicted step of a whole model.
+struct StepPrediction {
+  double us = 0;    ///< per step, one rank
+  double flops = 0; ///< GEMM FLOPs per step, one rank
+  double tflops() const { return us > 0 ? flops / (us * 1e6) : 0; }
+};
 
 struct SearchOptions {
   double paramTolerance = 0.02; ///< |P' - P| / P allowed
@@ -32,17 +41,18 @@ struct SearchOptions {
   model::RunShape run;
   double minGain = 0.01; ///< keep the model unless throughput gains this
   int64_t minHeadDim = 64, maxHeadDim = 128;
+  /// When set, the objective instead of one GPU's kernels under `run`:
+  /// the plan co-search prices a whole training step under a fixed plan
+  /// (PlanSearch.h). Returns nullopt with `why` set when the candidate is
+  /// infeasible there (it does not fit the memory, say).
+  std::function<std::optional<StepPrediction>(const model::ModelConfig &,
+                                              std::string &why)>
+      objective;
 };
 
 /// Checks the options; false with `error` set when one is out of range.
 bool validateSearchOptions(const SearchOptions &o, std::string &error);
 
-/// A predicted step of a whole model.
-struct StepPrediction {
-  double us = 0;    ///< per step, one rank
-  double flops = 0; ///< GEMM FLOPs per step, one rank
-  double tflops() const { return us > 0 ? flops / (us * 1e6) : 0; }
-};
 
 struct Change {
   std::string parameter;
@@ -92,6 +102,12 @@ public:
                         const model::ModelConfig &c, const SearchOptions &o);
 
 private:
+  /// The objective of `o` for `c`: o.objective, else predict(c, o.run);
+  /// nullopt with `why` set when the objective rejects `c`.
+  std::optional<StepPrediction> evaluate(const model::ModelConfig &c,
+                                         const SearchOptions &o,
+                                         std::string &why);
+
   /// The same, with the original's parameter count computed once by the
   /// caller (the search checks every candidate against it); nullopt when
   /// it overflows.

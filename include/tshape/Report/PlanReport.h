@@ -57,9 +57,20 @@ void writePlanJson(llvm::json::OStream &j, const model::ModelConfig &config,
 /// tshape-plan --search's report: the space, what the search counted and
 /// why it rejected each family, the ranked plans, and the fastest one
 /// evaluated as tshape-plan evaluates one (with its Megatron-LM launch).
+/// The shape co-search under one plan (advise::coSearchShapes).
+struct PlanShapes {
+  advise::PlanCandidate plan; ///< the plan, with the model's own shape
+  advise::SearchResult shapes;
+};
+
 struct PlanSearchReport {
   std::string model, target, cluster;
   advise::PlanSearchResult result;
+  /// --co-search: the shape search under each tensor-parallel family's
+  /// fastest plan, and the parameters it varied.
+  std::vector<PlanShapes> coSearch;
+  std::string coSearchVary;
+  double coSearchTolerance = 0;
   std::optional<PlanReport> best; ///< absent when no plan fits
   /// Wall-clock seconds of the search (the terminal summary only: reports
   /// stay deterministic).
