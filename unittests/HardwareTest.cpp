@@ -21,9 +21,7 @@ namespace {
 const target::GpuTarget &h100() {
   return *target::findBuiltinTarget("h100-sxm");
 }
-const cost::Cluster &dgxH100() {
-  return *cost::findBuiltinCluster("dgx-h100");
-}
+const cost::Cluster &dgxH100() { return *cost::findBuiltinCluster("dgx-h100"); }
 
 TEST(HardwareScale, ScalesTheNamedFigures) {
   cost::HardwareFactors f;
@@ -99,8 +97,8 @@ TEST(HardwareChoices, LabelsPricesAndErrors) {
   EXPECT_EQ((*c)[2].hw.cluster.name, "dgx-h100 x compute 2");
   EXPECT_DOUBLE_EQ(*(*c)[2].pricePerGpuHour, 3.5);
 
-  EXPECT_FALSE(hardwareChoices({"dgx-a100", "dgx-h100"}, {}, {"dgx-a100:1"},
-                               error));
+  EXPECT_FALSE(
+      hardwareChoices({"dgx-a100", "dgx-h100"}, {}, {"dgx-a100:1"}, error));
   EXPECT_EQ(error, "--price gives no price for 'dgx-h100': price every "
                    "hardware choice or none");
   EXPECT_FALSE(hardwareChoices({"dgx-a100"}, {}, {"dgx-z:1"}, error));

@@ -20,7 +20,8 @@ using namespace tshape::advise;
 namespace {
 bool endsWith(const std::string &s, const char *suffix) {
   const std::string x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+  return s.size() >= x.size() &&
+         s.compare(s.size() - x.size(), x.size(), x) == 0;
 }
 
 /// A built-in cluster by name, or a cluster file (a path ending in .json),
@@ -150,9 +151,9 @@ tshape::advise::hardwareChoices(const std::vector<std::string> &clusters,
     double price = 0;
     if (!parsePrice(spec, label, price, error))
       return std::nullopt;
-    auto it = std::find_if(out.begin(), out.end(), [&](const HardwareChoice &c) {
-      return c.label == label;
-    });
+    auto it =
+        std::find_if(out.begin(), out.end(),
+                     [&](const HardwareChoice &c) { return c.label == label; });
     if (it == out.end()) {
       error = "--price names '" + label +
               "', which is not a hardware choice (choices: " + labels(out) +
@@ -222,8 +223,8 @@ std::optional<HardwareSearchResult> tshape::advise::searchHardware(
     const HardwareChoice &c = choices[i];
     if (progress)
       progress(i, choices.size(), c.label);
-    std::optional<PlanSearchResult> r = searchPlans(
-        config, space, c.hw.target, c.hw.cluster, options, error);
+    std::optional<PlanSearchResult> r =
+        searchPlans(config, space, c.hw.target, c.hw.cluster, options, error);
     if (!r) {
       error = c.label + ": " + error;
       return std::nullopt;

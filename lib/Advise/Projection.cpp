@@ -75,9 +75,9 @@ tshape::advise::scalingPoints(ScalingRule rule,
       return std::vector<ModelPoint>(std::begin(kMegatron2021),
                                      std::end(kMegatron2021));
     for (const std::string &name : select) {
-      const ModelPoint *p = std::find_if(
-          std::begin(kMegatron2021), std::end(kMegatron2021),
-          [&](const ModelPoint &m) { return m.name == name; });
+      const ModelPoint *p =
+          std::find_if(std::begin(kMegatron2021), std::end(kMegatron2021),
+                       [&](const ModelPoint &m) { return m.name == name; });
       if (p == std::end(kMegatron2021)) {
         error = "no model '" + name + "' in the megatron-2021 rule (" +
                 allNames() + ")";
@@ -95,8 +95,7 @@ tshape::advise::scalingPoints(ScalingRule rule,
   for (const std::string &s : select) {
     char *end = nullptr;
     const long long layers = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0' || layers < 1 ||
-        layers > kMaxAspectLayers) {
+    if (s.empty() || *end != '\0' || layers < 1 || layers > kMaxAspectLayers) {
       error = "aspect-128 point '" + s + "': a layer count in [1, " +
               std::to_string(kMaxAspectLayers) + "]";
       return std::nullopt;
@@ -123,13 +122,16 @@ model::ModelConfig tshape::advise::atScale(const model::ModelConfig &family,
   setParam(c, Param::Layers, point.layers);
   setParam(c, Param::Heads, point.heads);
   setParam(c, Param::KvHeads,
-           g0 == a0 ? point.heads : std::max<int64_t>(1, point.heads * g0 / a0));
+           g0 == a0 ? point.heads
+                    : std::max<int64_t>(1, point.heads * g0 / a0));
   if (getParam(family, Param::HeadDim))
     setParam(c, Param::HeadDim, point.hidden / point.heads);
   int64_t f = f0 * point.hidden / h0;
   if (f * h0 != f0 * point.hidden)
-    f = std::max<int64_t>(64, int64_t(std::llround(double(f0) * double(point.hidden) /
-                                                   double(h0) / 64.0)) * 64);
+    f = std::max<int64_t>(
+        64, int64_t(std::llround(double(f0) * double(point.hidden) /
+                                 double(h0) / 64.0)) *
+                64);
   setParam(c, Param::Ffn, f);
   return c;
 }
@@ -154,11 +156,12 @@ CommShare tshape::advise::commShare(const cost::StepEstimate &s) {
   return r;
 }
 
-std::optional<ProjectionResult> tshape::advise::project(
-    const model::ModelConfig &family, const std::vector<ModelPoint> &models,
-    const std::vector<HardwareChoice> &choices,
-    const ProjectionOptions &options, std::string &error,
-    const SearchProgress &progress) {
+std::optional<ProjectionResult>
+tshape::advise::project(const model::ModelConfig &family,
+                        const std::vector<ModelPoint> &models,
+                        const std::vector<HardwareChoice> &choices,
+                        const ProjectionOptions &options, std::string &error,
+                        const SearchProgress &progress) {
   const size_t total = models.size() * choices.size();
   if (total == 0) {
     error = "nothing to project: no model point or no hardware";
@@ -166,9 +169,10 @@ std::optional<ProjectionResult> tshape::advise::project(
   }
   if (total > kMaxProjectionPoints) {
     error = std::to_string(models.size()) + " models x " +
-            std::to_string(choices.size()) + " hardware choices = " +
-            std::to_string(total) + " points, more than the " +
-            std::to_string(kMaxProjectionPoints) + " one run projects";
+            std::to_string(choices.size()) +
+            " hardware choices = " + std::to_string(total) +
+            " points, more than the " + std::to_string(kMaxProjectionPoints) +
+            " one run projects";
     return std::nullopt;
   }
   ProjectionResult res;
@@ -178,8 +182,8 @@ std::optional<ProjectionResult> tshape::advise::project(
   size_t done = 0;
   for (const ModelPoint &m : models) {
     const int64_t gpus = options.gpus ? options.gpus : m.gpus;
-    const int64_t batch = options.globalBatch ? options.globalBatch
-                                              : m.globalBatch;
+    const int64_t batch =
+        options.globalBatch ? options.globalBatch : m.globalBatch;
     if (!gpus || !batch) {
       error = std::string("the ") + scalingRuleName(options.rule) +
               " rule's point " + m.name +

@@ -104,11 +104,9 @@ bool tshape::cost::parseHardwareFactors(const std::string &text,
   return true;
 }
 
-std::optional<Hardware>
-tshape::cost::scaleHardware(const target::GpuTarget &target,
-                            const Cluster &cluster,
-                            const HardwareFactors &factors,
-                            std::string &error) {
+std::optional<Hardware> tshape::cost::scaleHardware(
+    const target::GpuTarget &target, const Cluster &cluster,
+    const HardwareFactors &factors, std::string &error) {
   for (const FactorKey &f : kFactors)
     if (!valid(factors.*f.field)) {
       error = "hardware factor '" + std::string(f.key) +

@@ -1,4 +1,4 @@
-//===- HardwareWriters.cpp - The hardware co-search's report ---------------===//
+//===- HardwareWriters.cpp - The hardware co-search's report --------------===//
 //
 // A hardware co-search (HardwareReport.h, advise::searchHardware) as JSON
 // (schema tshape-plan-hardware/1, docs/report-schema.md), Markdown and the
@@ -85,9 +85,8 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
             if (c.pricePerGpuHour)
               j.attribute("tokens_per_dollar", o.tokensPerDollar());
             j.attribute("description", b->describe());
-            j.attributeObject("best", [&] {
-              writePlanJson(j, b->config, b->plan, b->step);
-            });
+            j.attributeObject(
+                "best", [&] { writePlanJson(j, b->config, b->plan, b->step); });
           } else {
             j.attribute("no_plan_fits", advise::noPlanFits(s));
           }
@@ -121,8 +120,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
       os << b->describe()
          << llvm::format(" | %.3f | %.0f | %.1f | %.1f%% | %.1f |",
                          b->step.stepTime, b->step.tokensPerSPerGpu,
-                         b->step.tflopsPerGpu, 100 * b->step.mfu,
-                         b->peakGiB());
+                         b->step.tflopsPerGpu, 100 * b->step.mfu, b->peakGiB());
       if (priced)
         os << llvm::format(" %.2f | %.0f |", *o.choice.pricePerGpuHour,
                            o.tokensPerDollar());
@@ -154,8 +152,7 @@ void tshape::report::writeText(llvm::raw_ostream &os,
       os << llvm::format("     %.3f s  %6.0f tok/s/GPU  %5.1f TFLOP/s  MFU "
                          "%4.1f%%  %5.1f GiB",
                          b->step.stepTime, b->step.tokensPerSPerGpu,
-                         b->step.tflopsPerGpu, 100 * b->step.mfu,
-                         b->peakGiB());
+                         b->step.tflopsPerGpu, 100 * b->step.mfu, b->peakGiB());
       if (priced)
         os << llvm::format("  %.0f tokens/$ at %.2f per GPU-hour",
                            o.tokensPerDollar(), *o.choice.pricePerGpuHour);

@@ -1,4 +1,4 @@
-//===- ProjectionWriters.cpp - The projection's CSV, SVG and summary -------===//
+//===- ProjectionWriters.cpp - The projection's CSV, SVG, summary ---------===//
 //
 // A projection (HardwareReport.h, advise::project) as CSV (the columns in
 // docs/report-schema.md), a self-contained SVG line chart (written here:
@@ -31,11 +31,20 @@ std::string xml(const std::string &s) {
   std::string out;
   for (char c : s)
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
     }
   return out;
 }
@@ -67,9 +76,8 @@ void tshape::report::writeCsv(llvm::raw_ostream &os,
   const char *rule = advise::scalingRuleName(rep.result.rule);
   for (const advise::ProjectionPoint &p : rep.result.points) {
     os << rule << "," << csvField(p.model.name) << "," << p.parameters << ","
-       << p.model.hidden << "," << p.model.layers << "," << p.model.heads
-       << "," << p.gpus << "," << p.globalBatch << "," << csvField(p.hardware)
-       << ",";
+       << p.model.hidden << "," << p.model.layers << "," << p.model.heads << ","
+       << p.gpus << "," << p.globalBatch << "," << csvField(p.hardware) << ",";
     if (p.best) {
       const cost::StepEstimate &s = p.best->step;
       const advise::CommShare &c = p.share;
@@ -110,10 +118,11 @@ void tshape::report::writeSvg(llvm::raw_ostream &os,
     return L + (std::log10(params) - x0) / (x1 - x0) * pw;
   };
   auto Y = [&](double share) { return T + (1 - share) * ph; };
-  os << llvm::format("<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                     "width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-                     "font-size=\"12\">\n",
-                     W, H)
+  os << llvm::format(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+            "font-size=\"12\">\n",
+            W, H)
      << "<title>Communication share of the step: tshape-plan --project ("
      << advise::scalingRuleName(r.rule) << ")</title>\n";
   if (!rep.command.empty())
@@ -165,8 +174,7 @@ void tshape::report::writeSvg(llvm::raw_ostream &os,
       for (const advise::ProjectionPoint &p : r.points) {
         if (p.hardware != r.hardware[h] || !p.best || p.parameters <= 0)
           continue;
-        const double y =
-            Y(exposed ? p.share.exposedShare : p.share.totalShare);
+        const double y = Y(exposed ? p.share.exposedShare : p.share.totalShare);
         const double x = X(double(p.parameters));
         char buf[64];
         snprintf(buf, sizeof(buf), "%.1f,%.1f ", x, y);
@@ -219,8 +227,8 @@ void tshape::report::writeText(llvm::raw_ostream &os,
   os << llvm::format("%zu points searched in %.2f s\n", r.points.size(),
                      rep.seconds);
   os << llvm::format("%-8s %8s %5s %6s  %-28s %9s %6s %6s %6s %6s  %s\n",
-                     "model", "params", "GPUs", "batch", "hardware",
-                     "step (s)", "MFU", "comm", "expos", "bubble", "plan");
+                     "model", "params", "GPUs", "batch", "hardware", "step (s)",
+                     "MFU", "comm", "expos", "bubble", "plan");
   for (const advise::ProjectionPoint &p : r.points) {
     os << llvm::format("%-8s %8s %5lld %6lld  %-28s ", p.model.name.c_str(),
                        paramsLabel(double(p.parameters)).c_str(),
@@ -236,8 +244,7 @@ void tshape::report::writeText(llvm::raw_ostream &os,
                        100 * p.share.bubbleShare)
        << p.best->describe();
     if (p.unvisited)
-      os << " [search stopped at its bound: " << p.unvisited
-         << " not visited]";
+      os << " [search stopped at its bound: " << p.unvisited << " not visited]";
     os << "\n";
   }
   os << "comm: communication in all over the step with nothing overlapped; "

@@ -31,17 +31,17 @@ cl::list<std::string> clusters(
     cl::desc("--search or --project on each of these clusters: built-in "
              "names or cluster files (*.json), comma-separated"),
     cl::CommaSeparated, cl::cat(hwCat));
-cl::list<std::string> scales(
-    "scale",
-    cl::desc("a scaled variant, BASE:FACTOR=X,...[,name=LABEL]; factors "
-             "compute, hbm-bw, hbm, link, nvlink, network (repeatable)"),
-    cl::cat(hwCat));
-cl::list<std::string> prices(
-    "price",
-    cl::desc("LABEL:PRICE, the user's price per GPU-hour of a hardware "
-             "choice (repeatable; all choices or none): ranks by tokens "
-             "per dollar"),
-    cl::CommaSeparated, cl::cat(hwCat));
+cl::list<std::string>
+    scales("scale",
+           cl::desc("a scaled variant, BASE:FACTOR=X,...[,name=LABEL]; factors "
+                    "compute, hbm-bw, hbm, link, nvlink, network (repeatable)"),
+           cl::cat(hwCat));
+cl::list<std::string>
+    prices("price",
+           cl::desc("LABEL:PRICE, the user's price per GPU-hour of a hardware "
+                    "choice (repeatable; all choices or none): ranks by tokens "
+                    "per dollar"),
+           cl::CommaSeparated, cl::cat(hwCat));
 cl::opt<bool> project(
     "project",
     cl::desc("project the communication share of the best plan over model "
@@ -94,8 +94,7 @@ void endProgress() {
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -162,8 +161,8 @@ int runProjection(const planhw::Context &ctx, const model::ModelConfig &family,
   rep.seconds = secondsSince(start);
   if (csvPath != "-")
     report::writeText(llvm::outs(), rep);
-  for (auto [path, csv] : {std::pair<std::string, bool>{csvPath, true},
-                           {svgPath, false}}) {
+  for (auto [path, csv] :
+       {std::pair<std::string, bool>{csvPath, true}, {svgPath, false}}) {
     if (path.empty())
       continue;
     if (llvm::Error err = report::writeFile(path, [&](llvm::raw_ostream &os) {
@@ -182,10 +181,10 @@ cl::OptionCategory &tshape::planhw::category() { return hwCat; }
 
 bool tshape::planhw::requested() {
   const cl::Option *const all[] = {
-      std::addressof(clusters),      std::addressof(scales),
-      std::addressof(prices),        std::addressof(project),
-      std::addressof(projectRule),   std::addressof(projectPoints),
-      std::addressof(csvPath),       std::addressof(svgPath)};
+      std::addressof(clusters),    std::addressof(scales),
+      std::addressof(prices),      std::addressof(project),
+      std::addressof(projectRule), std::addressof(projectPoints),
+      std::addressof(csvPath),     std::addressof(svgPath)};
   for (const cl::Option *o : all)
     if (given(*o))
       return true;
@@ -223,11 +222,9 @@ int tshape::planhw::run(const Context &ctx) {
     names = kDefaultProjectClusters;
   std::string error;
   std::optional<std::vector<advise::HardwareChoice>> choices =
-      advise::hardwareChoices(names, std::vector<std::string>(scales.begin(),
-                                                              scales.end()),
-                              std::vector<std::string>(prices.begin(),
-                                                       prices.end()),
-                              error);
+      advise::hardwareChoices(
+          names, std::vector<std::string>(scales.begin(), scales.end()),
+          std::vector<std::string>(prices.begin(), prices.end()), error);
   if (!choices)
     return fail(error);
   std::optional<model::ModelConfig> config = ctx.importModel();

@@ -1,4 +1,4 @@
-//===- HardwareReport.h - Hardware co-search and projection reports -*- C++ -*-===//
+//===- HardwareReport.h - Co-search and projection reports ------*- C++ -*-===//
 //
 // tshape-plan --search --clusters=...: the hardware choices ranked, each
 // with its best plan (advise::searchHardware); JSON (schema
