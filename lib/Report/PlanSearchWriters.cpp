@@ -84,6 +84,18 @@ void counts(llvm::raw_ostream &os, const advise::PlanSearchResult &r,
 }
 } // namespace
 
+void tshape::report::writeCandidatesJson(llvm::json::OStream &j,
+                                         const advise::PlanSearchResult &r) {
+  j.attributeObject("candidates", [&] {
+    j.attribute("space", r.spaceSize);
+    j.attribute("cut", r.cut);
+    j.attribute("priced", r.priced);
+    j.attribute("fit", r.timed);
+    j.attribute("unvisited", r.unvisited);
+    j.attribute("bounded", r.bounded());
+  });
+}
+
 void tshape::report::writeJson(llvm::raw_ostream &os,
                                const PlanSearchReport &rep) {
   const advise::PlanSearchResult &r = rep.result;
@@ -101,14 +113,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
       for (const auto &[name, values] : spaceLines(r.space))
         j.attribute(name, values);
     });
-    j.attributeObject("candidates", [&] {
-      j.attribute("space", r.spaceSize);
-      j.attribute("cut", r.cut);
-      j.attribute("priced", r.priced);
-      j.attribute("fit", r.timed);
-      j.attribute("unvisited", r.unvisited);
-      j.attribute("bounded", r.bounded());
-    });
+    writeCandidatesJson(j, r);
     j.attributeArray("rejections", [&] {
       for (const advise::Rejection &x : r.rejections)
         j.object([&] {

@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Hardware.h"
+
 #include "tshape/Cost/StepTime.h"
 #include "tshape/Interop/HFConfig.h"
 #include "tshape/Interop/Megatron.h"
@@ -237,30 +239,31 @@ template <typename Report> int emit(const Report &r) {
   return 0;
 }
 
+/// The plan choices the command line fixes (a search searches the rest).
+advise::FixedPlanChoices fixedChoices() {
+  advise::FixedPlanChoices fixed;
+  auto fix = [](auto &slot, const auto &opt) {
+    if (given(opt))
+      slot = opt.getValue();
+  };
+  fix(fixed.tp, tp);
+  fix(fixed.pp, pp);
+  fix(fixed.cp, cp);
+  fix(fixed.ep, ep);
+  fix(fixed.microbatch, microbatch);
+  fix(fixed.virtualStages, vp);
+  fix(fixed.recompute, recompute);
+  fix(fixed.sequenceParallel, sequenceParallel);
+  fix(fixed.sharding, sharding);
+  return fixed;
+}
+
 /// --search: the space of the command line (a choice given is fixed), the
 /// search, and the fastest plan evaluated with its launch.
 int runSearch(const model::ModelConfig &config, model::DType dtype,
               const target::GpuTarget &target, const cost::Cluster &cluster) {
-  advise::PlanSpace space =
-      advise::defaultPlanSpace(config, gpus, globalBatch);
-  if (given(tp))
-    space.tp = {tp};
-  if (given(pp))
-    space.pp = {pp};
-  if (given(cp))
-    space.cp = {cp};
-  if (given(ep))
-    space.ep = {ep};
-  if (given(microbatch))
-    space.microbatch = {microbatch};
-  if (given(vp))
-    space.virtualStages = {vp};
-  if (given(recompute))
-    space.recompute = {recompute};
-  if (given(sequenceParallel))
-    space.sequenceParallel = {sequenceParallel};
-  if (given(sharding))
-    space.sharding = {sharding};
+  const advise::PlanSpace space = advise::narrowSpace(
+      advise::defaultPlanSpace(config, gpus, globalBatch), fixedChoices());
   advise::PlanSearchOptions options;
   options.memoryLimitGiB = memoryLimit;
   options.top = top;
@@ -317,11 +320,60 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
     return fail(none);
   return 0;
 }
+/// The config, imported as tshape-translate imports it; nullopt after
+/// printing the error.
+std::optional<model::ModelConfig> importConfig(model::DType dtype) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
+  if (!buf) {
+    fail("cannot read '" + input + "': " + buf.getError().message());
+    return std::nullopt;
+  }
+  ImportOptions options;
+  options.seq = seq;
+  options.dtype = dtype;
+  ImportDiagnostic diag;
+  std::optional<model::ModelConfig> config =
+      importHFConfig((*buf)->getBuffer(), options, diag);
+  if (!config) {
+    llvm::errs() << input;
+    if (diag.line)
+      llvm::errs() << ":" << diag.line << ":" << diag.column;
+    llvm::errs() << ": error: " << diag.message << "\n";
+    return std::nullopt;
+  }
+  config->attention.fused = fusedAttention;
+  return config;
+}
+
+/// The hardware modes (--clusters, --scale, --price, --project;
+/// Hardware.cpp): the command line's shared choices handed over.
+int runHardware(int argc, char **argv, model::DType dtype) {
+  planhw::Context ctx;
+  ctx.model = input;
+  for (int i = 0; i < argc; ++i)
+    ctx.command += (i ? " " : "") + std::string(argv[i]);
+  ctx.search = search;
+  ctx.singleHardwareGiven = given(clusterName) || given(clusterFile) ||
+                            given(targetName) || given(targetFile);
+  ctx.dpGiven = given(dp);
+  ctx.gpus = gpus;
+  ctx.globalBatch = globalBatch;
+  ctx.report = reportPath;
+  ctx.fixed = fixedChoices();
+  ctx.options.memoryLimitGiB = memoryLimit;
+  ctx.options.top = top;
+  ctx.options.maxCandidates = maxCandidates;
+  cost::TrainingPlan bytes;
+  setStateBytes(bytes, dtype);
+  ctx.options.bytes = bytes.bytes;
+  ctx.importModel = [dtype] { return importConfig(dtype); };
+  return planhw::run(ctx);
+}
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(planCat);
+  cl::HideUnrelatedOptions({&planCat, &planhw::category()});
   const std::string overview =
       std::string(kTool) +
       ": evaluate or search training plans and print the Megatron-LM "
@@ -367,6 +419,8 @@ int main(int argc, char **argv) {
       return fail("--search derives dp (gpus / (tp x pp x cp)); give "
                   "--gpus, not --dp");
   }
+  if (planhw::requested())
+    return runHardware(argc, argv, *dtype);
 
   // The degrees: dp given, or derived from the GPUs.
   const int64_t modelRanks = tp * pp * cp;
@@ -411,23 +465,9 @@ int main(int argc, char **argv) {
 
   // The model, imported as tshape-translate imports it (at degree 1 for a
   // search, which sets the degrees itself).
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
-  if (!buf)
-    return fail("cannot read '" + input + "': " + buf.getError().message());
-  ImportOptions options;
-  options.seq = seq;
-  options.dtype = *dtype;
-  ImportDiagnostic diag;
-  std::optional<model::ModelConfig> config =
-      importHFConfig((*buf)->getBuffer(), options, diag);
-  if (!config) {
-    llvm::errs() << input;
-    if (diag.line)
-      llvm::errs() << ":" << diag.line << ":" << diag.column;
-    llvm::errs() << ": error: " << diag.message << "\n";
+  std::optional<model::ModelConfig> config = importConfig(*dtype);
+  if (!config)
     return 1;
-  }
-  config->attention.fused = fusedAttention;
   const int64_t vocab = getParam(*config, model::Param::Vocab);
   if (search)
     return runSearch(*config, *dtype, *target, *cluster);

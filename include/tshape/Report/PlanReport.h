@@ -54,6 +54,11 @@ void writePlanJson(llvm::json::OStream &j, const model::ModelConfig &config,
                    const cost::TrainingPlan &plan,
                    const cost::StepEstimate &step);
 
+/// A search's counts, tshape-plan-search/1's "candidates" object (space,
+/// cut, priced, fit, unvisited, bounded), into an open JSON object.
+void writeCandidatesJson(llvm::json::OStream &j,
+                         const advise::PlanSearchResult &r);
+
 /// tshape-plan --search's report: the space, what the search counted and
 /// why it rejected each family, the ranked plans, and the fastest one
 /// evaluated as tshape-plan evaluates one (with its Megatron-LM launch).
