@@ -79,6 +79,13 @@ measured = os.path.join(os.path.dirname(config.tshape_src_root), "shared",
 if os.path.isdir(measured):
     config.available_features.add("measured-data")
 config.substitutions.append(("%measured", measured))
+# The real Hugging Face configs beside it (../shared/data/hf-configs): tests
+# that import them say `REQUIRES: hf-configs`.
+hf_configs = os.path.join(os.path.dirname(config.tshape_src_root), "shared",
+                          "data", "hf-configs")
+if os.path.isdir(hf_configs):
+    config.available_features.add("hf-configs")
+config.substitutions.append(("%hfconfigs", hf_configs))
 
 if config.tshape_unittests:
     config.available_features.add("unittests")

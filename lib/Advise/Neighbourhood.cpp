@@ -69,6 +69,8 @@ Neighbourhood tshape::advise::neighbourhood(Param p, int64_t value,
     return multiples(value, first + 7 * splitStep, splitStep, value);
   }
   case Param::Ffn:
+  case Param::MoeFfn:
+  case Param::SharedFfn:
     return multiples(scaled(value, 0.92), scaled(value, 1.08) + 1, splitStep,
                      value);
   case Param::Hidden:

@@ -80,7 +80,11 @@ PlanSpace tshape::advise::defaultPlanSpace(const ModelConfig &c, int64_t gpus,
   s.globalBatch = globalBatch;
   if (gpus >= 1 && gpus <= kMaxGpus)
     s.tp = s.pp = s.cp = divisors(gpus);
-  s.ep = {1};
+  // Expert parallelism for a model with experts: the degrees that divide
+  // them (rule E1); Megatron-LM's rules cut the rest (Megatron.cpp).
+  const int64_t experts = getParam(c, Param::Experts);
+  s.ep = experts >= 1 && experts <= kMaxGpus ? divisors(experts)
+                                             : std::vector<int64_t>{1};
   if (globalBatch >= 1 && globalBatch <= kMaxBatch)
     s.microbatch = divisors(globalBatch);
   const int64_t layers = getParam(c, Param::Layers);

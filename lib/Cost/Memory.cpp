@@ -157,9 +157,16 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   // parallelism).
   const int64_t group = par.dp * par.cp;
 
+  // The heaviest layer of a heterogeneous stack (MoE rather than dense):
+  // every stage is sized as if it held only those, an upper bound.
   std::optional<int64_t> perLayer = 0;
-  for (BlockKind k : c.layerBlocks)
-    perLayer = model::checkedAdd(perLayer, model::rankWeights(k, c));
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    std::optional<int64_t> w = 0;
+    for (BlockKind k : lc.layerBlocks)
+      w = model::checkedAdd(w, model::rankWeights(k, lc));
+    perLayer = w && perLayer ? std::optional<int64_t>(std::max(*w, *perLayer))
+                             : std::nullopt;
+  }
   std::optional<int64_t> embedding = model::rankWeights(BlockKind::Embedding, c);
   std::optional<int64_t> lmHead = model::rankWeights(BlockKind::LMHead, c);
   if (!perLayer || !embedding || !lmHead) {

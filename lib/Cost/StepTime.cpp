@@ -98,15 +98,45 @@ struct Pricer {
   }
 };
 
-/// One decoder layer's work for one microbatch on one rank, in seconds.
+/// One decoder layer's work for one microbatch on one rank, in seconds: the
+/// mean layer of a heterogeneous stack (dense then MoE), weighted by count.
 struct LayerTime {
   double forward = 0, backward = 0;
   double coreForward = 0, coreBackward = 0; ///< the attention core's share
+  /// The expert-parallel all-to-alls (a MoE layer at ep > 1): how many per
+  /// layer (forward and backward, the mean layer's) and their bytes.
+  double allToAlls = 0, allToAllBytes = 0;
 };
+
+std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
+                                     const target::GpuTarget &target,
+                                     const StepOptions &opt,
+                                     std::string &err);
 
 std::optional<LayerTime> layerTime(const ModelConfig &c,
                                    const target::GpuTarget &target,
                                    const StepOptions &opt, std::string &err) {
+  const double layers = double(std::max<int64_t>(1, c.layers));
+  LayerTime mean;
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    std::optional<LayerTime> t = layerTimeOf(lc, target, opt, err);
+    if (!t)
+      return std::nullopt;
+    const double w = double(n) / layers;
+    mean.forward += w * t->forward;
+    mean.backward += w * t->backward;
+    mean.coreForward += w * t->coreForward;
+    mean.coreBackward += w * t->coreBackward;
+    mean.allToAlls += w * t->allToAlls;
+    mean.allToAllBytes = std::max(mean.allToAllBytes, t->allToAllBytes);
+  }
+  return mean;
+}
+
+std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
+                                     const target::GpuTarget &target,
+                                     const StepOptions &opt,
+                                     std::string &err) {
   // The context-parallel rank's kernels: s/cp of each sequence.
   const ModelConfig rc = model::rankSeqConfig(c);
   const int64_t cp = getParam(c, Param::Cp);
@@ -118,6 +148,12 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
   }
   LayerTime t;
   for (const model::Kernel &k : kernels) {
+    // The all-to-alls are priced on the cluster with the other collectives.
+    if (const model::CollectiveSpec *a = k.collective()) {
+      t.allToAlls += 1;
+      t.allToAllBytes = double(a->bytes.value);
+      continue;
+    }
     const model::GemmSpec *g = k.gemm();
     const bool core = k.role() == Role::AttnScore ||
                       k.role() == Role::AttnValue ||
@@ -197,7 +233,21 @@ struct ElementwiseBytes {
   double core = 0; ///< the attention core's (unfused only)
 };
 
+ElementwiseBytes elementwiseBytesOf(const ModelConfig &c, bool sp);
+
+/// The mean layer's bytes over the stack's layers.
 ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
+  ElementwiseBytes mean;
+  const double layers = double(std::max<int64_t>(1, c.layers));
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    ElementwiseBytes b = elementwiseBytesOf(lc, sp);
+    mean.forward += double(n) / layers * b.forward;
+    mean.core += double(n) / layers * b.core;
+  }
+  return mean;
+}
+
+ElementwiseBytes elementwiseBytesOf(const ModelConfig &c, bool sp) {
   const double e = double(model::dtypeBytes(c.dtype));
   const double t = double(getParam(c, Param::Tp));
   const double s = double(getParam(c, Param::Seq));
@@ -215,7 +265,19 @@ ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
   b.forward = tokens * perToken / (sp ? t : 1.0);
   // The MLP's activation: read the up (and gate) output, write the input
   // of the down projection.
-  b.forward += tokens * (f / t) * e * (c.mlp.gated ? 3 : 2);
+  if (model::hasBlock(c, model::BlockKind::Mlp))
+    b.forward += tokens * (f / t) * e * (c.mlp.gated ? 3 : 2);
+  if (model::hasBlock(c, model::BlockKind::Moe)) {
+    // The experts' activations on each token's k copies, the shared
+    // experts' on every token, and the permutation (read and write the
+    // k copies of h, both ways).
+    const double fe = double(getParam(c, Param::MoeFfn)),
+                 fs = double(getParam(c, Param::SharedExperts) *
+                             getParam(c, Param::SharedFfn)),
+                 k = double(getParam(c, Param::TopK));
+    const double act = c.moe.gated ? 3 : 2;
+    b.forward += tokens * e * (k * fe / t * act + fs / t * act + 4 * k * h);
+  }
   if (!c.attention.fused) {
     // Scaled, masked softmax (read, write) and dropout (read, write, 1-byte
     // mask) on the a/t heads' (s/cp) x s scores.
@@ -362,6 +424,15 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       sp ? price.collective(CollectiveOp::ReduceScatter, actBytes, t, tpTier)
          : price.collective(CollectiveOp::AllReduce, actBytes, t, tpTier);
 
+  // Expert parallelism: each MoE layer's dispatch and combine all-to-alls
+  // (and their gradients) among the ep ranks of one expert group, t apart;
+  // exposed, and counted with the tensor-parallel communication.
+  double layerEp = 0;
+  if (par.ep > 1 && lt->allToAlls > 0)
+    layerEp = lt->allToAlls *
+              price.collective(CollectiveOp::AllToAll, lt->allToAllBytes,
+                               par.ep, placeGroup(par.ep, t, cluster));
+
   // Context parallelism: a ring of cp - 1 exchanges of this rank's K and V
   // (b s/cp kv_heads/t d each) forward; K, V and their gradients backward;
   // each step hides behind the attention core's block of that step.
@@ -425,7 +496,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       st.elementwise += memoryBoundSeconds(
           params * (e + 2 * double(plan.bytes.gradients)), target);
     }
-    st.tp.total = st.tp.exposed = n * layerTp;
+    st.tp.total = st.tp.exposed = n * (layerTp + layerEp);
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
     st.p2p = p2pOne;

@@ -40,6 +40,18 @@ struct TypeSpec {
   bool parallelDefault;
   bool tiedDefault;
   bool causal;
+  // Mixture of experts (empty: a dense type). Which layers are MoE is the
+  // type's rule (moeLayers); a type with shared experts names their inner
+  // size, or states one of `moeInner` (Llama 4: sharedIsMoeInner).
+  Keys experts = {}, topk = {}, moeInner = {}, sharedInner = {};
+  bool sharedIsMoeInner = false;
+  /// Sub-objects whose keys are read as the type's own (DBRX's attn_config
+  /// and ffn_config, Llama 4's text_config), later ones first.
+  Keys nested = {};
+  /// A key whose presence means an attention tshape cannot express yet,
+  /// and the error that names it.
+  const char *unsupportedKey = nullptr;
+  const char *unsupportedWhy = nullptr;
 };
 
 // Defaults follow the transformers configuration classes' documented
@@ -95,6 +107,58 @@ const TypeSpec kSpecs[] = {
     {"bert", {"hidden_size"}, {"num_attention_heads"}, {"num_hidden_layers"},
      {"vocab_size"}, {"intermediate_size"}, 0, {}, {}, 0, {"hidden_act"},
      Activation::GELU, false, {}, false, true, false},
+    // Mixtures of experts (transformers' configuration classes; the layer
+    // rules in moeLayers). Every layer of Mixtral, gpt-oss and DBRX is MoE,
+    // so they state no dense MLP (ffn 0).
+    {"mixtral", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {"num_key_value_heads"},
+     {"head_dim"}, 0, {"hidden_act"}, Activation::SiLU, true, {}, false,
+     false, true, {"num_local_experts"}, {"num_experts_per_tok"},
+     {"intermediate_size"}},
+    {"qwen2_moe", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 22016,
+     {"num_key_value_heads"}, {}, 0, {"hidden_act"}, Activation::SiLU, true,
+     {}, false, false, true, {"num_experts"}, {"num_experts_per_tok"},
+     {"moe_intermediate_size"}, {"shared_expert_intermediate_size"}},
+    {"qwen3_moe", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 6144,
+     {"num_key_value_heads"}, {"head_dim"}, 0, {"hidden_act"},
+     Activation::SiLU, true, {}, false, false, true, {"num_experts"},
+     {"num_experts_per_tok"}, {"moe_intermediate_size"}},
+    // gpt-oss alternates sliding-window (128) and full attention
+    // (layer_types); windows are not modelled yet, so every layer is priced
+    // as full causal attention (docs/importer.md).
+    {"gpt_oss", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {"num_key_value_heads"},
+     {"head_dim"}, 64, {"hidden_act"}, Activation::SiLU, true, {}, false,
+     false, true, {"num_local_experts"},
+     {"num_experts_per_tok", "experts_per_token"}, {"intermediate_size"}},
+    {"dbrx", {"d_model"}, {"n_heads"}, {"n_layers"}, {"vocab_size"}, {}, 0,
+     {"kv_n_heads"}, {}, 0, {}, Activation::SiLU, true, {}, false, false,
+     true, {"moe_num_experts"}, {"moe_top_k"}, {"ffn_hidden_size"}, {},
+     false, {"attn_config", "ffn_config"}},
+    // Llama 4: one shared expert of the routed experts' inner size; dense
+    // layers (interleave step > 1) use intermediate_size_mlp.
+    {"llama4", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size_mlp"}, 16384,
+     {"num_key_value_heads"}, {"head_dim"}, 128, {"hidden_act"},
+     Activation::SiLU, true, {}, false, false, true, {"num_local_experts"},
+     {"num_experts_per_tok"}, {"intermediate_size"}, {}, true,
+     {"text_config"}},
+    // Multi-head latent attention (DeepSeek-V2/V3, and Kimi-K2 with
+    // DeepSeek-V3's architecture) is not built yet.
+    {"deepseek_v2", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
+     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
+     "multi-head latent attention (kv_lora_rank) is not supported yet"},
+    {"deepseek_v3", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
+     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
+     "multi-head latent attention (kv_lora_rank) is not supported yet"},
+    {"kimi_k2", {"hidden_size"}, {"num_attention_heads"},
+     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
+     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
+     "multi-head latent attention (kv_lora_rank) is not supported yet"},
 };
 
 /// The key list of each parameter a TypeSpec names: the HF reader's key
@@ -113,6 +177,10 @@ const KeyField kKeyFields[] = {
     {Param::Ffn, &TypeSpec::inner, "MLP inner size"},
     {Param::Vocab, &TypeSpec::vocab, "vocabulary size"},
     {Param::Layers, &TypeSpec::layers, "layers"},
+    {Param::Experts, &TypeSpec::experts, "routed experts"},
+    {Param::TopK, &TypeSpec::topk, "experts per token"},
+    {Param::MoeFfn, &TypeSpec::moeInner, "expert inner size"},
+    {Param::SharedFfn, &TypeSpec::sharedInner, "shared expert inner size"},
 };
 const KeyField &keyField(Param p) {
   for (const KeyField &f : kKeyFields)
@@ -289,7 +357,105 @@ const char *ruleKey(const TypeSpec &spec, const Reader &r,
       return r.find(spec.*f.keys);
   if (rule[0] == 'A')
     return r.find(spec.heads);
+  if (rule == "E2")
+    return r.find(spec.topk);
+  if (rule == "E4")
+    return r.find(spec.sharedInner);
   return nullptr;
+}
+} // namespace
+
+namespace {
+/// The object the reader reads: the root with the entries of the type's
+/// nested sub-objects (DBRX's attn_config, Llama 4's text_config) over it.
+json::Object mergedObject(const json::Object &root, const TypeSpec &spec) {
+  json::Object merged = root;
+  for (const char *n : spec.nested)
+    if (const json::Object *sub = root.getObject(n))
+      for (const auto &kv : *sub)
+        merged[kv.first] = kv.second;
+  return merged;
+}
+
+/// Whether each layer is a MoE layer, by the type's rule (transformers'
+/// modeling code): Qwen2/3-MoE: not in mlp_only_layers and (i + 1) %
+/// decoder_sparse_step == 0; Llama 4: i in moe_layers, by default every
+/// interleave_moe_layer_step-th layer counting from step - 1; the others:
+/// every layer.
+std::optional<std::vector<bool>> moeLayers(const TypeSpec &spec, Reader &r,
+                                           const json::Object &obj,
+                                           int64_t layers) {
+  std::vector<bool> moe(size_t(layers), true);
+  auto indices = [&](const char *key) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> out;
+    const json::Value *v = obj.get(key);
+    if (!v || v->kind() == json::Value::Null)
+      return out;
+    const json::Array *a = v->getAsArray();
+    if (!a)
+      return r.fail(key, std::string("key '") + key +
+                             "': expected a list of layer indices",
+                    std::optional<std::vector<int64_t>>());
+    for (const json::Value &e : *a) {
+      std::optional<int64_t> i = e.getAsInteger();
+      if (!i || *i < 0 || *i >= layers)
+        return r.fail(key,
+                      std::string("key '") + key + "': expected layer " +
+                          "indices in [0, " + std::to_string(layers) + ")",
+                      std::optional<std::vector<int64_t>>());
+      out.push_back(*i);
+    }
+    return out;
+  };
+  const std::string type = spec.type;
+  if (type == "qwen2_moe" || type == "qwen3_moe") {
+    auto step = r.size({"decoder_sparse_step"}, 1, "sparse step");
+    auto dense = indices("mlp_only_layers");
+    if (!step || !dense)
+      return std::nullopt;
+    for (int64_t i = 0; i < layers; ++i)
+      moe[i] = (i + 1) % *step == 0;
+    for (int64_t i : *dense)
+      moe[i] = false;
+  } else if (type == "llama4") {
+    auto step = r.size({"interleave_moe_layer_step"}, 1, "interleave step");
+    auto listed = indices("moe_layers");
+    if (!step || !listed)
+      return std::nullopt;
+    for (int64_t i = 0; i < layers; ++i)
+      moe[i] = listed->empty() ? i % *step == *step - 1
+                               : llvm::is_contained(*listed, i);
+  }
+  return moe;
+}
+
+/// The stack of these layers: uniform (empty) when they are all alike, one
+/// repeated pattern when they are periodic (an interleave), else a segment
+/// per run of alike layers (dense then MoE).
+std::vector<StackSegment> stackOf(const std::vector<LayerKind> &layers) {
+  const size_t n = layers.size();
+  for (size_t period = 1; period <= std::min<size_t>(n / 2, 8); ++period) {
+    if (n % period)
+      continue;
+    bool periodic = true;
+    for (size_t i = period; i < n && periodic; ++i)
+      periodic = layers[i] == layers[i - period];
+    if (!periodic)
+      continue;
+    if (period == 1)
+      return {};
+    return {StackSegment{
+        std::vector<LayerKind>(layers.begin(), layers.begin() + period),
+        int64_t(n / period)}};
+  }
+  std::vector<StackSegment> out;
+  for (const LayerKind &k : layers) {
+    if (!out.empty() && out.back().pattern.front() == k)
+      ++out.back().repeats;
+    else
+      out.push_back({{k}, 1});
+  }
+  return out;
 }
 } // namespace
 
@@ -329,13 +495,13 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
     diag.line = diag.column = 1;
     return std::nullopt;
   }
-  Reader r(text, *obj, diag);
+  Reader root(text, *obj, diag);
   const char *typeKey = nullptr;
-  std::optional<std::string> type = r.string({"model_type"}, &typeKey);
-  if (r.failed())
+  std::optional<std::string> type = root.string({"model_type"}, &typeKey);
+  if (root.failed())
     return std::nullopt;
   if (!type) {
-    r.fail(nullptr, "missing required key 'model_type'");
+    root.fail(nullptr, "missing required key 'model_type'");
     return std::nullopt;
   }
   const TypeSpec *spec = nullptr;
@@ -346,8 +512,18 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
     std::string known;
     for (const TypeSpec &s : kSpecs)
       known += std::string(known.empty() ? "" : ", ") + s.type;
-    r.fail("model_type", "key 'model_type': unsupported model type '" +
-                             *type + "' (supported: " + known + ")");
+    root.fail("model_type", "key 'model_type': unsupported model type '" +
+                                *type + "' (supported: " + known + ")");
+    return std::nullopt;
+  }
+  // The type's keys, nested sub-objects included.
+  const json::Object merged = mergedObject(*obj, *spec);
+  Reader r(text, merged, diag);
+  if (spec->unsupportedKey) {
+    const char *at = r.find({spec->unsupportedKey}) ? spec->unsupportedKey
+                                                    : "model_type";
+    r.fail(at, std::string("key '") + at + "': model type '" + *type +
+                   "': " + spec->unsupportedWhy);
     return std::nullopt;
   }
 
@@ -422,6 +598,40 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   c.residual = *parallel ? ResidualMode::Parallel : ResidualMode::Sequential;
   c.tiedEmbeddings = *tied;
 
+  // Mixture of experts: its sizes, and which layers it replaces the MLP in.
+  if (!spec->experts.empty()) {
+    for (Param p : {Param::Experts, Param::TopK, Param::MoeFfn}) {
+      const KeyField &f = keyField(p);
+      if (auto v = r.size(spec->*f.keys, 0, f.what))
+        setParam(c, p, *v);
+    }
+    if (r.find(spec->sharedInner))
+      if (auto v = r.size(spec->sharedInner, 0, keyField(Param::SharedFfn).what)) {
+        setParam(c, Param::SharedExperts, 1);
+        setParam(c, Param::SharedFfn, *v);
+      }
+    if (spec->sharedIsMoeInner) {
+      setParam(c, Param::SharedExperts, 1);
+      setParam(c, Param::SharedFfn, getParam(c, Param::MoeFfn));
+    }
+    auto moe = moeLayers(*spec, r, merged, getParam(c, Param::Layers));
+    if (r.failed() || !moe)
+      return std::nullopt;
+    c.moe.gated = true;
+    c.moe.activation = c.mlp.activation;
+    std::vector<LayerKind> layers;
+    bool dense = false;
+    for (bool m : *moe) {
+      layers.push_back({{BlockKind::Attention, m ? BlockKind::Moe : BlockKind::Mlp}});
+      dense |= !m;
+    }
+    c.stack = stackOf(layers);
+    c.layerBlocks = layers.front().blocks;
+    // A model with no dense layer has no dense MLP size.
+    if (!dense)
+      setParam(c, Param::Ffn, 0);
+  }
+
   if (auto v = checkModel(c)) {
     const char *key = ruleKey(*spec, r, v->rule);
     std::string where = key ? std::string("key '") + key + "': " : "";
@@ -474,12 +684,21 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
     for (const char *k : keys)
       if (base && base->get(k))
         key = k;
+    // A key of a nested sub-object (DBRX, Llama 4) is written there.
+    for (const char *n : spec->nested)
+      if (json::Object *sub = out.getObject(n))
+        for (const char *k : keys)
+          if (sub->get(k)) {
+            (*sub)[k] = value;
+            return;
+          }
     out[key] = value;
   };
   const int64_t hidden = getParam(c, Param::Hidden),
                 ffn = getParam(c, Param::Ffn),
                 kvHeads = getParam(c, Param::KvHeads);
-  if (spec->inner.empty() && ffn != 4 * hidden) {
+  // A type with no dense-MLP key: 4 x hidden, or none for a MoE type.
+  if (spec->inner.empty() && ffn != (spec->experts.empty() ? 4 * hidden : 0)) {
     error = std::string("model_type '") + spec->type +
             "' has no key for an MLP inner size other than 4 x hidden";
     return std::nullopt;
@@ -489,7 +708,9 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
     // Falcon states its key/value heads with flags; a head dim of 0 is
     // implicit (hidden/heads) and has no key.
     if ((f.param == Param::KvHeads && std::string(spec->type) == "falcon") ||
-        (f.param == Param::HeadDim && v == 0))
+        (f.param == Param::HeadDim && v == 0) ||
+        (f.param == Param::Ffn && v == 0) ||
+        (f.param == Param::SharedFfn && v == 0))
       continue;
     put(spec->*f.keys, v, old);
   }

@@ -19,6 +19,50 @@ struct ArgLine {
 
 const char *flagOf(Param p) { return model::paramInfo(p).megatronFlag; }
 
+/// --moe-layer-freq: which layers are MoE (1) or dense (0), as the Python
+/// list expression Megatron-LM evaluates, e.g. "([0]*3+[1]*58)".
+std::string moeLayerFreq(const ModelConfig &c) {
+  std::string s;
+  for (const StackSegment &seg : c.stack) {
+    std::string pattern;
+    for (const LayerKind &k : seg.pattern)
+      pattern += std::string(pattern.empty() ? "" : ",") +
+                 (std::count(k.blocks.begin(), k.blocks.end(),
+                             BlockKind::Moe)
+                      ? "1"
+                      : "0");
+    s += (s.empty() ? "" : "+") + ("[" + pattern + "]*" +
+                                    std::to_string(seg.repeats));
+  }
+  return "\"(" + s + ")\"";
+}
+
+/// The mixture-of-experts flags (megatron/training/arguments.py,
+/// _add_moe_args): experts, top-k, the expert and shared inner sizes,
+/// grouped GEMMs and the all-to-all dispatcher tshape's MoE block models.
+void moeArguments(const ModelConfig &c, ArgLine &line,
+                  std::vector<std::string> &notes) {
+  auto value = [&](Param p) { return getParam(c, p); };
+  for (Param p : {Param::Experts, Param::TopK, Param::MoeFfn})
+    line.arg(flagOf(p), value(p));
+  // Megatron-LM takes the shared experts' total inner size.
+  if (value(Param::SharedExperts))
+    line.arg("--moe-shared-expert-intermediate-size",
+             value(Param::SharedExperts) * value(Param::SharedFfn));
+  if (!c.stack.empty())
+    line.flag("--moe-layer-freq " + moeLayerFreq(c));
+  line.flag("--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
+  if (int64_t cap = value(Param::Capacity); cap > 0 && cap != 100) {
+    line.flag("--moe-expert-capacity-factor " + std::to_string(cap / 100) +
+              "." + (cap % 100 < 10 ? "0" : "") + std::to_string(cap % 100));
+    notes.push_back("tshape prices the busiest expert at the capacity; "
+                    "Megatron-LM drops the tokens beyond it");
+  }
+  if (!c.moe.gated || c.moe.activation != Activation::SiLU)
+    notes.push_back("experts other than SwiGLU have no Megatron-LM argument "
+                    "here (--swiglu applies to every MLP)");
+}
+
 /// The model's flags (and its degrees and microbatch) into `line`; what
 /// Megatron-LM cannot express into `notes`.
 void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
@@ -35,7 +79,10 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
   }
   if (value(Param::HeadDim))
     line.arg(flagOf(Param::HeadDim), value(Param::HeadDim));
-  line.arg(flagOf(Param::Ffn), value(Param::Ffn));
+  // A model whose every layer is MoE has no dense MLP (Megatron-LM then
+  // takes 4h, unused).
+  if (value(Param::Ffn))
+    line.arg(flagOf(Param::Ffn), value(Param::Ffn));
   line.arg(flagOf(Param::Seq), value(Param::Seq));
   line.arg("--max-position-embeddings", value(Param::Seq));
   line.arg(flagOf(Param::Microbatch), value(Param::Microbatch));
@@ -62,7 +109,10 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
                     " is not reachable by Megatron's padding from " +
                     std::to_string(vo) + " (" + flagOf(Param::Vocab) +
                     " not written)");
-  if (c.mlp.gated && c.mlp.activation == Activation::SiLU)
+  if (value(Param::Experts))
+    moeArguments(c, line, notes);
+  if ((c.mlp.gated || value(Param::Experts)) &&
+      (value(Param::Ffn) == 0 || c.mlp.activation == Activation::SiLU))
     line.flag("--swiglu");
   if (!c.tiedEmbeddings)
     line.flag("--untie-embeddings-and-output-weights");
@@ -121,10 +171,23 @@ tshape::checkMegatronRules(const ModelConfig &c,
            "context-parallel-size = " + n(2 * par.cp) +
            " (Megatron-LM: \"seq-length should be a multiple of 2 * "
            "context-parallel-size\")";
-  if (par.ep > 1)
+  if (par.ep > 1 && c.moe.experts == 0)
     return "expert-model-parallel-size " + n(par.ep) +
            " needs --num-experts (Megatron-LM: \"num_experts must be non None "
            "to use expert model parallelism\"); this model has no experts";
+  if (par.ep > 1 && c.moe.experts % par.ep)
+    return "num-experts " + n(c.moe.experts) +
+           " not divisible by expert-model-parallel-size " + n(par.ep) +
+           " (Megatron-LM: \"num_moe_experts must be divisible by "
+           "expert_model_parallel_size\"); use an ep dividing the experts";
+  // The expert-parallel group is carved from the data-parallel (x context)
+  // ranks: world = tp x pp x (dp x cp), with ep dividing dp x cp.
+  if (par.ep > 1 && (par.dp * par.cp) % par.ep)
+    return "expert-model-parallel-size " + n(par.ep) +
+           " does not divide data-parallel x context-parallel = " +
+           n(par.dp * par.cp) +
+           " (Megatron-LM builds expert groups inside them); use an ep "
+           "dividing " + n(par.dp * par.cp);
   // megatron/core/transformer/transformer_config.py.
   if (par.tp > 0 && c.attention.heads % par.tp)
     return "num-attention-heads " + n(c.attention.heads) +
@@ -165,6 +228,9 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   if (plan.virtualStages > 1)
     line.arg("--num-layers-per-virtual-pipeline-stage",
              c.layers / (par.pp * plan.virtualStages));
+  if (par.ep > 1 && par.tp > 1 && !plan.sequenceParallel)
+    launch.notes.push_back("Megatron-LM requires --sequence-parallel with "
+                           "expert and tensor parallelism together; add it");
   if (plan.sequenceParallel) {
     if (par.tp > 1)
       line.flag("--sequence-parallel");

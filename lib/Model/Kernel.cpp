@@ -149,8 +149,13 @@ tshape::model::backwardKernels(const std::vector<Kernel> &forward) {
       std::vector<GemmSpec> fwd = a->gemms();
       for (auto g = fwd.rbegin(); g != fwd.rend(); ++g)
         gemmGrads(*g);
+    } else if (const CollectiveSpec *c = it->collective();
+               c && c->op == CollectiveOp::AllToAll) {
+      // An all-to-all's gradient is the same exchange in the other
+      // direction (a MoE layer's dispatch and combine). Other collectives'
+      // backward is the one the planner states.
+      out.push_back(*c);
     }
-    // A collective's backward is the collective the planner states.
   }
   return out;
 }

@@ -22,15 +22,20 @@ void tshape::model::setDegree(Parallelism &par, Param p, int64_t value) {
 }
 
 void tshape::model::bindDegrees(const ModelConfig &c, Bindings &env) {
+  // Only the degrees that split a parameter the model has: a dense model's
+  // sizes never mention ep, so its GEMMs do not list it.
   for (Param p : allParams())
-    if (std::optional<Param> by = paramInfo(p).splitBy)
+    if (std::optional<Param> by = paramInfo(p).splitBy;
+        by && getParam(c, p) != 0)
       env.set(*by, getParam(c, *by));
 }
 
 void tshape::model::bindDegrees(const Parallelism &par, Bindings &env) {
-  ModelConfig holder;
-  holder.parallel = par;
-  bindDegrees(holder, env);
+  // Every degree that splits some parameter (an op's rules ask for the
+  // ones its parameters name).
+  for (Param p : allParams())
+    if (std::optional<Param> by = paramInfo(p).splitBy)
+      env.set(*by, degree(par, *by));
 }
 
 int64_t tshape::model::splitDegree(Param p, const Bindings &env) {

@@ -24,30 +24,59 @@ const ParamInfo kParams[kNumParams] = {
   {Param::Seq, "seq", ParamKind::Run, "", "",
    "--seq-length", std::nullopt, "", true, false, false, TSHAPE_FIELD(seq), nullptr},
   {Param::Hidden, "hidden", ParamKind::Hyperparam, "",
-   "hidden_size,n_embd,n_embed", "--hidden-size", std::nullopt, "", true,
+   "hidden_size,n_embd,n_embed,d_model", "--hidden-size", std::nullopt, "", true,
    false, false, TSHAPE_FIELD(hidden), nullptr},
   {Param::Heads, "heads", ParamKind::Hyperparam, "heads",
-   "num_attention_heads,n_head,num_heads", "--num-attention-heads", Param::Tp,
+   "num_attention_heads,n_head,num_heads,n_heads", "--num-attention-heads", Param::Tp,
    "A3", true, false, false, TSHAPE_FIELD(attention.heads), nullptr},
   // Key/value heads are replicated when the degree exceeds them (rule A4
   // accepts a degree that is a multiple of kv_heads; Parallelism.cpp).
   {Param::KvHeads, "kv_heads", ParamKind::Hyperparam, "kv_heads",
-   "num_key_value_heads,num_kv_heads", "--num-query-groups",
+   "num_key_value_heads,num_kv_heads,kv_n_heads", "--num-query-groups",
    Param::Tp, "A4", true, false, false, TSHAPE_FIELD(attention.kvHeads), nullptr},
   {Param::HeadDim, "head_dim", ParamKind::Hyperparam, "head_dim",
    "head_dim", "--kv-channels", std::nullopt, "", true, true,
    false, TSHAPE_FIELD(attention.headDim), nullptr},
   {Param::Ffn, "ffn", ParamKind::Hyperparam, "inner",
-   "intermediate_size,n_inner,ffn_dim,ffn_hidden_size", "--ffn-hidden-size",
-   Param::Tp, "M1", true, false, false, TSHAPE_FIELD(mlp.inner), nullptr},
+   "intermediate_size,n_inner,ffn_dim,ffn_hidden_size,intermediate_size_mlp", "--ffn-hidden-size",
+   // 0: no dense MLP (a model whose every layer is MoE); a layer with an
+   // MLP block needs it positive (checkModel, MLPOp::verify).
+   Param::Tp, "M1", true, true, false, TSHAPE_FIELD(mlp.inner), nullptr},
   // Megatron-LM pads the tokenizer's vocabulary to a multiple of this
   // times the degree that splits it; the writer solves for it (Megatron.cpp).
   {Param::Vocab, "vocab", ParamKind::Hyperparam, "vocab", "vocab_size",
    "--make-vocab-size-divisible-by", Param::Tp, "V1", true, false,
    true, TSHAPE_FIELD(vocab), nullptr},
   {Param::Layers, "layers", ParamKind::Hyperparam, "layers",
-   "num_hidden_layers,n_layer,num_layers", "--num-layers", std::nullopt, "",
+   "num_hidden_layers,n_layer,num_layers,n_layers", "--num-layers", std::nullopt, "",
    false, false, false, TSHAPE_FIELD(layers), nullptr},
+  // The mixture-of-experts block (Blocks/Moe.cpp); 0 in a dense model.
+  // Experts are split over the expert-parallel ranks (rule E1); an expert's
+  // inner size is split by tp as the dense MLP's is (Megatron-LM's expert
+  // tensor parallelism defaults to tp), rules M2 and M3.
+  {Param::Experts, "experts", ParamKind::Hyperparam, "experts",
+   "num_local_experts,num_experts,moe_num_experts", "--num-experts",
+   Param::Ep, "E1", false, true, false, TSHAPE_FIELD(moe.experts), nullptr},
+  {Param::TopK, "topk", ParamKind::Hyperparam, "topk",
+   "num_experts_per_tok,experts_per_token,moe_top_k", "--moe-router-topk",
+   std::nullopt, "", false, true, false, TSHAPE_FIELD(moe.topk), nullptr},
+  {Param::MoeFfn, "moe_ffn", ParamKind::Hyperparam, "inner",
+   "moe_intermediate_size,ffn_hidden_size,intermediate_size",
+   "--moe-ffn-hidden-size", Param::Tp, "M2", true, true, false,
+   TSHAPE_FIELD(moe.inner), nullptr},
+  // Megatron-LM takes the shared experts' total inner size
+  // (--moe-shared-expert-intermediate-size = count x this); Megatron.cpp.
+  {Param::SharedExperts, "shared_experts", ParamKind::Hyperparam,
+   "shared_experts", "", "", std::nullopt, "", false, true, false,
+   TSHAPE_FIELD(moe.sharedExperts), nullptr},
+  {Param::SharedFfn, "shared_ffn", ParamKind::Hyperparam, "shared_inner",
+   "shared_expert_intermediate_size", "", Param::Tp, "M3", true, true,
+   false, TSHAPE_FIELD(moe.sharedInner), nullptr},
+  // A routing option, not a weight: 125 prices the busiest expert at 1.25x
+  // the balanced load (a capacity factor); 0 or 100 is balanced.
+  {Param::Capacity, "capacity", ParamKind::Hyperparam, "capacity", "", "",
+   std::nullopt, "", false, true, false, TSHAPE_FIELD(moe.capacity),
+   "expert capacity (percent of the balanced load)"},
   {Param::Tp, "tp", ParamKind::Degree, "tp", "",
    "--tensor-model-parallel-size", std::nullopt, "", false, false,
    false, TSHAPE_FIELD(parallel.tp), "tensor-parallel degree"},

@@ -136,6 +136,34 @@ std::optional<RuleViolation> checkHeads(int64_t hidden, int64_t heads,
 }
 } // namespace
 
+namespace {
+/// Rules E2, E4 and E5 on a mixture of experts with these sizes (0: not
+/// bound). E1 (experts divisible by ep) is the table's (checkSplits).
+std::optional<RuleViolation> checkExperts(const Bindings &env) {
+  auto get = [&](Param p) { return env.get(p).value_or(0); };
+  const int64_t experts = get(Param::Experts), topk = get(Param::TopK);
+  if (experts > 0 && topk > experts)
+    return RuleViolation{
+        "E2", format("topk %lld exceeds experts %lld: a token is routed to "
+                     "at most every expert; use topk <= %lld",
+                     (long long)topk, (long long)experts, (long long)experts)};
+  if ((get(Param::SharedExperts) > 0) != (get(Param::SharedFfn) > 0))
+    return RuleViolation{
+        "E4", format("shared_experts %lld and shared_ffn %lld: give both "
+                     "(shared experts and their inner size) or neither",
+                     (long long)get(Param::SharedExperts),
+                     (long long)get(Param::SharedFfn))};
+  if (int64_t cap = get(Param::Capacity); cap > 0 && cap < 100)
+    return RuleViolation{
+        "E5", format("capacity %lld%% is below the balanced load: the "
+                     "busiest expert receives at least b*s*k/E tokens; use "
+                     "100 (balanced) or more, e.g. 125 for a capacity "
+                     "factor of 1.25",
+                     (long long)cap)};
+  return std::nullopt;
+}
+} // namespace
+
 std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
   // S1 on every bound size (an optional one may be 0: not given).
   for (Param p : allParams())
@@ -151,6 +179,8 @@ std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
                             heads, get(Param::KvHeads, heads), headDim))
       return r;
   }
+  if (auto r = checkExperts(env))
+    return r;
   return checkSplits(env);
 }
 
@@ -163,6 +193,28 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
       if (auto r = checkPositive(paramName(p), v))
         return r;
   }
+  // Rule H1: a heterogeneous stack states every layer once.
+  if (!c.stack.empty()) {
+    std::optional<int64_t> n = stackLayers(c.stack);
+    if (!n || *n != c.layers)
+      return RuleViolation{
+          "H1", format("the stack's segments hold %lld layers, the model "
+                       "%lld; make the repeats x pattern lengths sum to "
+                       "layers",
+                       (long long)n.value_or(-1), (long long)c.layers)};
+  }
+  // S1 for the dense MLP's inner size, which is optional without one.
+  if (hasBlock(c, BlockKind::Mlp))
+    if (auto r = checkPositive(paramName(Param::Ffn), c.mlp.inner))
+      return r;
+  // Rule E3: a layer with a MoE block needs its experts.
+  if (hasBlock(c, BlockKind::Moe) &&
+      (c.moe.experts <= 0 || c.moe.topk <= 0 || c.moe.inner <= 0))
+    return RuleViolation{
+        "E3", format("a moe block needs experts, topk and moe_ffn, got "
+                     "%lld, %lld and %lld; give all three",
+                     (long long)c.moe.experts, (long long)c.moe.topk,
+                     (long long)c.moe.inner)};
   Bindings env = bindings(c);
   // MHA leaves kv_heads unbound; its rules are then those of heads.
   env.set(Param::KvHeads, c.attention.kvHeads);
@@ -251,13 +303,71 @@ void append(std::vector<Kernel> &out, std::vector<Kernel> more) {
 }
 } // namespace
 
+std::optional<int64_t>
+tshape::model::stackLayers(const std::vector<StackSegment> &stack) {
+  std::optional<int64_t> n = 0;
+  for (const StackSegment &s : stack)
+    n = checkedAdd(n, checkedMul(int64_t(s.pattern.size()), s.repeats));
+  return n;
+}
+
+ModelConfig tshape::model::layerConfig(const ModelConfig &c, int64_t layer) {
+  ModelConfig r = c;
+  int64_t first = 0;
+  for (const StackSegment &s : c.stack) {
+    const int64_t len = int64_t(s.pattern.size());
+    if (len == 0 || s.repeats <= 0)
+      continue;
+    if (layer < first + len * s.repeats) {
+      r.layerBlocks = s.pattern[(layer - first) % len].blocks;
+      r.stack.clear();
+      return r;
+    }
+    first += len * s.repeats;
+  }
+  return r;
+}
+
+std::vector<std::pair<ModelConfig, int64_t>>
+tshape::model::layerGroups(const ModelConfig &c) {
+  std::vector<std::pair<ModelConfig, int64_t>> out;
+  if (c.stack.empty()) {
+    out.push_back({c, c.layers});
+    return out;
+  }
+  for (const StackSegment &s : c.stack)
+    for (const LayerKind &k : s.pattern) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto &g) {
+        return g.first.layerBlocks == k.blocks;
+      });
+      if (it != out.end()) {
+        it->second += s.repeats;
+        continue;
+      }
+      ModelConfig r = c;
+      r.layerBlocks = k.blocks;
+      r.stack.clear();
+      out.push_back({r, s.repeats});
+    }
+  return out;
+}
+
+bool tshape::model::hasBlock(const ModelConfig &c, BlockKind k) {
+  for (const auto &[lc, n] : layerGroups(c))
+    if (std::find(lc.layerBlocks.begin(), lc.layerBlocks.end(), k) !=
+        lc.layerBlocks.end())
+      return true;
+  return false;
+}
+
 namespace {
 /// The forward kernels of one decoder layer (the config is valid).
 std::vector<Kernel> layerForward(const ModelConfig &c, const RunShape &run,
                                  int64_t layer) {
   std::vector<Kernel> out;
-  for (BlockKind k : c.layerBlocks)
-    append(out, forwardKernels(k, c, run, layer));
+  const ModelConfig lc = layerConfig(c, layer);
+  for (BlockKind k : lc.layerBlocks)
+    append(out, forwardKernels(k, lc, run, layer));
   return out;
 }
 } // namespace
@@ -301,17 +411,29 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
 //===----------------------------------------------------------------------===//
 
 std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
-  // The blocks' weights, each stated once by its block (blockWeights).
-  std::optional<int64_t> perLayer = 0;
-  for (BlockKind k : c.layerBlocks)
-    perLayer = checkedAdd(perLayer, blockWeights(k, c));
+  // The blocks' weights, each stated once by its block (blockWeights),
+  // over the distinct layers of the stack; active: each block's
+  // blockActiveWeights (k of E experts).
+  std::optional<int64_t> layersTotal = 0, layersActive = 0, first;
+  for (const auto &[lc, n] : layerGroups(c)) {
+    std::optional<int64_t> w = 0, a = 0;
+    for (BlockKind k : lc.layerBlocks) {
+      w = checkedAdd(w, blockWeights(k, lc));
+      a = checkedAdd(a, blockActiveWeights(k, lc));
+    }
+    if (!first)
+      first = w;
+    layersTotal = checkedAdd(layersTotal, checkedMul(w, n));
+    layersActive = checkedAdd(layersActive, checkedMul(a, n));
+  }
   auto embedding = blockWeights(BlockKind::Embedding, c);
   auto lmHead = blockWeights(BlockKind::LMHead, c);
-  auto total = checkedAdd(checkedAdd(embedding, lmHead),
-                          checkedMul(perLayer, c.layers));
-  if (!total)
+  auto outer = checkedAdd(embedding, lmHead);
+  auto total = checkedAdd(outer, layersTotal);
+  auto active = checkedAdd(outer, layersActive);
+  if (!total || !active || !first)
     return std::nullopt;
-  return ParamCount{*embedding, *perLayer, *lmHead, *total};
+  return ParamCount{*embedding, *first, *lmHead, *total, *active};
 }
 
 std::optional<int64_t>
@@ -338,9 +460,10 @@ std::optional<int64_t> tshape::model::countFlops(const ModelConfig &c,
                                                  const RunShape &run) {
   if (!rankShape(c))
     return std::nullopt;
-  // One layer's kernels times L, plus the once-per-model blocks (and their
-  // backward): the layers are identical, so this does not enumerate L
-  // copies.
-  return checkedAdd(checkedMul(kernelFlops(layerKernels(c, run, 0)), c.layers),
-                    kernelFlops(modelBlockKernels(c, run)));
+  // Each distinct layer's kernels times its count, plus the once-per-model
+  // blocks (and their backward): this does not enumerate L copies.
+  std::optional<int64_t> n = kernelFlops(modelBlockKernels(c, run));
+  for (const auto &[lc, count] : layerGroups(c))
+    n = checkedAdd(n, checkedMul(kernelFlops(layerKernels(lc, run, 0)), count));
+  return n;
 }

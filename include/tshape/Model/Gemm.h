@@ -34,6 +34,16 @@ enum class Role : uint8_t {
   Logits,    ///< LM head
   Attention, ///< a fused attention kernel (scores, softmax and values)
   Collective, ///< a collective of the parallel layout
+  MoeRouter,       ///< router logits of a mixture of experts
+  MoeExpertGate,   ///< routed experts' gate projections (grouped)
+  MoeExpertUp,     ///< routed experts' up projections (grouped)
+  MoeExpertGateUp, ///< both as one grouped GEMM (a fused layout)
+  MoeExpertDown,   ///< routed experts' down projections (grouped)
+  MoeSharedGate,   ///< shared experts' gate projection
+  MoeSharedUp,     ///< shared experts' up projection
+  MoeSharedDown,   ///< shared experts' down projection
+  MoeDispatch,     ///< all-to-all sending tokens to their experts' ranks
+  MoeCombine,      ///< all-to-all bringing the experts' outputs back
 };
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 

@@ -34,6 +34,12 @@ enum class Param : uint8_t {
   Ffn,
   Vocab,
   Layers,
+  Experts,       ///< routed experts E of a mixture-of-experts block
+  TopK,          ///< experts each token is routed to
+  MoeFfn,        ///< inner size of one routed expert
+  SharedExperts, ///< experts every token runs (DeepSeek, Qwen2-MoE, Llama 4)
+  SharedFfn,     ///< inner size of one shared expert
+  Capacity,      ///< busiest expert's load, percent of balanced (0: balanced)
   Tp,
   Pp,
   Dp,

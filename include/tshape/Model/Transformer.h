@@ -66,6 +66,39 @@ struct MlpConfig {
   bool fusedGateUp = false;
 };
 
+/// A mixture-of-experts block (Blocks/Moe.cpp): a router, `experts`
+/// routed experts of which each token runs `topk`, and `sharedExperts`
+/// experts every token runs. 0 experts: the model has no MoE block.
+struct MoeConfig {
+  int64_t experts = 0;       ///< E
+  int64_t topk = 0;          ///< k
+  int64_t inner = 0;         ///< f_e: one routed expert's inner size
+  int64_t sharedExperts = 0; ///< shared experts (0: none)
+  int64_t sharedInner = 0;   ///< f_s: one shared expert's inner size
+  /// The busiest expert's tokens in percent of the balanced b*s*k/E (a
+  /// capacity factor x 100); 0 (or 100) prices balanced routing.
+  int64_t capacity = 0;
+  Activation activation = Activation::SiLU;
+  bool gated = true; ///< SwiGLU experts (every MoE model imported is)
+};
+
+/// A stretch of a heterogeneous stack: `pattern` (the sub-layers of each
+/// layer in turn) repeated `repeats` times. DeepSeek-V3 is [attention, mlp]
+/// x 3 then [attention, moe] x 58; Llama 4 Maverick [[attention, mlp],
+/// [attention, moe]] x 24. A later per-layer attribute (a window for 5
+/// local : 1 global) joins LayerKind, and layerConfig applies it.
+struct LayerKind {
+  std::vector<BlockKind> blocks;
+  bool operator==(const LayerKind &o) const { return blocks == o.blocks; }
+};
+struct StackSegment {
+  std::vector<LayerKind> pattern;
+  int64_t repeats = 1;
+  bool operator==(const StackSegment &o) const {
+    return pattern == o.pattern && repeats == o.repeats;
+  }
+};
+
 /// One whole model, with the run shape (microbatch, sequence) and the
 /// parallel degrees. Code outside lib/Model reaches the sizes through the
 /// parameter table (getParam/setParam, Params.h), not the field names.
@@ -84,6 +117,11 @@ struct ModelConfig {
   /// The residual sub-layers of each decoder layer, in order (blocks with
   /// BlockInfo::perLayer): attention then MLP unless the IR says otherwise.
   std::vector<BlockKind> layerBlocks = {BlockKind::Attention, BlockKind::Mlp};
+  MoeConfig moe;
+  /// A heterogeneous stack: its segments in order, whose layers sum to
+  /// `layers` (rule H1). Empty: every layer is `layerBlocks` (a uniform
+  /// stack, one tshape.repeat). layerConfig(c, l) gives layer l's config.
+  std::vector<StackSegment> stack;
   ResidualMode residual = ResidualMode::Sequential;
   bool tiedEmbeddings = false;
 
@@ -104,6 +142,22 @@ DimExpr headDimExpr(const Bindings &env);
 /// Its value with `env`; 0 when it has none (hidden not divisible by heads,
 /// or a size unbound).
 int64_t headDim(const Bindings &env);
+
+/// The config of layer `layer` (0-based): `c` with layerBlocks of that
+/// layer of the stack and no stack (c itself for a uniform stack or a
+/// layer past it).
+ModelConfig layerConfig(const ModelConfig &c, int64_t layer);
+/// The distinct layers of `c` (each a config with no stack), each with its
+/// count, in order of first appearance: one entry (c, layers) for a
+/// uniform stack. What counting,
+/// the step and memory models and the search sum over instead of L
+/// copies of layer 0.
+std::vector<std::pair<ModelConfig, int64_t>> layerGroups(const ModelConfig &c);
+/// The layers of a stack (sum of repeats x pattern length); nullopt on
+/// overflow.
+std::optional<int64_t> stackLayers(const std::vector<StackSegment> &stack);
+/// Whether any layer of `c` holds block `k`.
+bool hasBlock(const ModelConfig &c, BlockKind k);
 
 //===----------------------------------------------------------------------===//
 // Structural rules
@@ -163,9 +217,13 @@ std::vector<Kernel> modelBlockKernels(const ModelConfig &config,
 /// final). Not counted: biases and learned position tables.
 struct ParamCount {
   int64_t embedding = 0; ///< the embedding block
-  int64_t perLayer = 0;  ///< the per-layer blocks of one layer
+  int64_t perLayer = 0;  ///< the per-layer blocks of one layer (the first)
   int64_t lmHead = 0;    ///< the LM head block, with the final norm
   int64_t total = 0;
+  /// The parameters one token runs through: the total less the routed
+  /// experts it is not sent to (a MoE block's activeWeights); = total for
+  /// a dense model.
+  int64_t active = 0;
 };
 std::optional<ParamCount> countParameters(const ModelConfig &config);
 

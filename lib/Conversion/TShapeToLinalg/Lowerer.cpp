@@ -38,6 +38,7 @@ const BlockLowering kLowerings[] = {
     {model::BlockKind::Attention, lowerAttention, nullptr},
     {model::BlockKind::Mlp, lowerMlp, nullptr},
     {model::BlockKind::LMHead, nullptr, lowerLMHead},
+    {model::BlockKind::Moe, lowerMoe, nullptr},
 };
 
 

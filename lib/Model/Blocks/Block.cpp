@@ -15,6 +15,7 @@ const BlockInfo kBlocks[] = {
      attentionWeights},
     {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights},
     {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights},
+    {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights},
 };
 
 
@@ -76,6 +77,13 @@ std::optional<int64_t> tshape::model::blockWeights(BlockKind k,
   return blockInfo(k).weights(whole);
 }
 
+std::optional<int64_t> tshape::model::blockActiveWeights(BlockKind k,
+                                                         const ModelConfig &c) {
+  if (auto active = blockInfo(k).activeWeights)
+    return active(c);
+  return blockWeights(k, c);
+}
+
 std::optional<int64_t> tshape::model::rankWeights(BlockKind k,
                                                   const ModelConfig &c) {
   return blockInfo(k).weights(c);
@@ -88,7 +96,8 @@ tshape::model::gemmWeights(const std::vector<Kernel> &kernels) {
   for (const Kernel &k : kernels)
     if (const GemmSpec *g = k.gemm(); g && roleInfo(g->role).weight)
       n = g->overflow ? std::nullopt
-                      : checkedAdd(n, checkedMul(g->n.value, g->k.value));
+                      : checkedAdd(n, checkedProduct({g->batch.value,
+                                                      g->n.value, g->k.value}));
   return n;
 }
 

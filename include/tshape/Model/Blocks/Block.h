@@ -31,7 +31,7 @@ namespace tshape::model {
 
 struct ModelConfig;
 
-enum class BlockKind : uint8_t { Embedding, Attention, Mlp, LMHead };
+enum class BlockKind : uint8_t { Embedding, Attention, Mlp, LMHead, Moe };
 
 struct BlockInfo {
   BlockKind kind;
@@ -48,6 +48,9 @@ struct BlockInfo {
   /// parameters are); nullopt on overflow. At degree 1, the unsharded
   /// count (blockWeights).
   std::optional<int64_t> (*weights)(const ModelConfig &c);
+  /// The parameters one token runs through, unsharded (a MoE block: k of
+  /// its E experts); null: all of `weights`.
+  std::optional<int64_t> (*activeWeights)(const ModelConfig &c) = nullptr;
 };
 
 const BlockInfo &blockInfo(BlockKind k);
@@ -71,11 +74,15 @@ std::vector<Kernel> forwardKernels(BlockKind k, const ModelConfig &c,
 /// The parameters of one instance, unsharded (BlockInfo::weights of `c`
 /// with every degree at 1); nullopt on overflow.
 std::optional<int64_t> blockWeights(BlockKind k, const ModelConfig &c);
+/// The parameters one token runs through (BlockInfo::activeWeights, else
+/// blockWeights); nullopt on overflow.
+std::optional<int64_t> blockActiveWeights(BlockKind k, const ModelConfig &c);
 /// The parameters one rank holds of one instance under `c`'s degrees
 /// (BlockInfo::weights of `c`); nullopt on overflow.
 std::optional<int64_t> rankWeights(BlockKind k, const ModelConfig &c);
 /// The weights the weight GEMMs of `kernels` multiply: the sum of their B
-/// operands (N x K); nullopt on overflow.
+/// operands (batch x N x K: a grouped GEMM has one per group); nullopt on
+/// overflow.
 std::optional<int64_t> gemmWeights(const std::vector<Kernel> &kernels);
 
 //===----------------------------------------------------------------------===//
@@ -97,6 +104,17 @@ AttentionSpec attentionKernel(const ModelConfig &c, const RunShape &run,
 std::vector<Kernel> mlpKernels(const ModelConfig &c, const RunShape &run,
                                int64_t layer);
 std::optional<int64_t> mlpWeights(const ModelConfig &c);
+/// Moe.cpp: the router, the all-to-all dispatch and combine (ep > 1), the
+/// routed experts as grouped GEMMs over the rank's E/ep experts, and the
+/// shared experts; weights: all of them and the norm gain; active
+/// weights: with k of the E routed experts.
+std::vector<Kernel> moeKernels(const ModelConfig &c, const RunShape &run,
+                               int64_t layer);
+std::optional<int64_t> moeWeights(const ModelConfig &c);
+std::optional<int64_t> moeActiveWeights(const ModelConfig &c);
+/// The tokens of the busiest routed expert on one rank:
+/// ceildiv(b*s*k, E/ep), times capacity/100 under the capacity option.
+DimExpr tokensPerExpert(const ModelConfig &c, const RunShape &run);
 /// Embedding.cpp: the lookup (no kernel; weights: the v/t x h table) and the
 /// LM head's logits GEMM (weights: its own unless tied, and the final norm
 /// gain).

@@ -92,34 +92,58 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
 
   Value x = createBlockOp<tshape::EmbeddingOp>(b, loc, actT,
                                                entry->getArgument(0), c);
-  auto repeat =
-      tshape::RepeatOp::create(b, loc, x, getParam(c, Param::Layers));
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToEnd(&repeat.getBody().front());
-    Value layerIn = repeat.getBody().front().getArgument(0);
-    bool parallel = c.residual == tshape::model::ResidualMode::Parallel;
+  const bool parallel = c.residual == tshape::model::ResidualMode::Parallel;
+  // One layer: a tshape.block of its sub-layers.
+  auto emitLayer = [&](Value layerIn,
+                       const std::vector<model::BlockKind> &kinds) {
     auto block = tshape::BlockOp::create(
         b, loc, layerIn,
         parallel ? tshape::ResidualMode::parallel
                  : tshape::ResidualMode::sequential);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      Block &body = block.getBody().front();
-      b.setInsertionPointToEnd(&body);
-      Value in = body.getArgument(0);
-      Value a = createBlockOp<tshape::AttentionOp>(b, loc, actT, in, c);
-      Value m =
-          createBlockOp<tshape::MLPOp>(b, loc, actT, parallel ? in : a, c);
-      if (parallel)
-        tshape::YieldOp::create(b, loc, ValueRange{a, m});
-      else
-        tshape::YieldOp::create(b, loc, ValueRange{m});
+    OpBuilder::InsertionGuard g2(b);
+    Block &body = block.getBody().front();
+    b.setInsertionPointToEnd(&body);
+    Value in = body.getArgument(0), prev = in;
+    SmallVector<Value> results;
+    for (model::BlockKind k : kinds) {
+      Value arg = parallel ? in : prev;
+      switch (k) {
+      case model::BlockKind::Attention:
+        prev = createBlockOp<tshape::AttentionOp>(b, loc, actT, arg, c);
+        break;
+      case model::BlockKind::Moe:
+        prev = createBlockOp<tshape::MoEOp>(b, loc, actT, arg, c);
+        break;
+      default:
+        prev = createBlockOp<tshape::MLPOp>(b, loc, actT, arg, c);
+        break;
+      }
+      results.push_back(prev);
     }
-    tshape::YieldOp::create(b, loc, ValueRange{block.getResult()});
+    if (parallel)
+      tshape::YieldOp::create(b, loc, ValueRange(results));
+    else
+      tshape::YieldOp::create(b, loc, ValueRange{prev});
+    return block.getResult();
+  };
+  // A uniform stack is one tshape.repeat; a heterogeneous one a repeat
+  // per segment, each body its pattern of layers.
+  std::vector<model::StackSegment> segments = c.stack;
+  if (segments.empty())
+    segments.push_back(
+        {{model::LayerKind{c.layerBlocks}}, getParam(c, Param::Layers)});
+  Value cur = x;
+  for (const model::StackSegment &seg : segments) {
+    auto repeat = tshape::RepeatOp::create(b, loc, cur, seg.repeats);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(&repeat.getBody().front());
+    Value layer = repeat.getBody().front().getArgument(0);
+    for (const model::LayerKind &k : seg.pattern)
+      layer = emitLayer(layer, k.blocks);
+    tshape::YieldOp::create(b, loc, ValueRange{layer});
+    cur = repeat.getResult();
   }
-  Value logits = createBlockOp<tshape::LMHeadOp>(b, loc, logitsT,
-                                                 repeat.getResult(), c);
+  Value logits = createBlockOp<tshape::LMHeadOp>(b, loc, logitsT, cur, c);
   func::ReturnOp::create(b, loc, logits);
   return module;
 }
@@ -160,6 +184,50 @@ bool agrees(tshape::BlockOpInterface first, tshape::BlockOpInterface op) {
 }
 } // namespace
 
+namespace {
+/// The block kinds of a tshape.block's sub-layers.
+std::vector<tshape::model::BlockKind> kindsOf(::tshape::BlockOp b) {
+  std::vector<tshape::model::BlockKind> kinds;
+  for (tshape::BlockOpInterface sub : b.getSubLayers())
+    if (auto k = tshape::model::parseBlock(sub.getBlockName()))
+      kinds.push_back(*k);
+  return kinds;
+}
+
+/// The layers of a body, in order: each tshape.block one layer, a nested
+/// repeat its body's layers that many times.
+void appendLayers(Block &body, std::vector<tshape::model::LayerKind> &out) {
+  for (Operation &op : body) {
+    if (auto b = dyn_cast<::tshape::BlockOp>(op)) {
+      out.push_back({kindsOf(b)});
+    } else if (auto r = dyn_cast<::tshape::RepeatOp>(op)) {
+      std::vector<tshape::model::LayerKind> inner;
+      appendLayers(r.getBody().front(), inner);
+      for (int64_t i = 0; i < int64_t(r.getLayers()); ++i)
+        out.insert(out.end(), inner.begin(), inner.end());
+    }
+  }
+}
+
+/// The stack of a function whose layers are tshape.blocks: a segment per
+/// top-level repeat (its body's layers, repeated) or block.
+std::vector<tshape::model::StackSegment> stackOf(func::FuncOp fn) {
+  std::vector<tshape::model::StackSegment> stack;
+  for (Operation &op : fn.getBody().front()) {
+    if (auto r = dyn_cast<::tshape::RepeatOp>(op)) {
+      tshape::model::StackSegment s;
+      appendLayers(r.getBody().front(), s.pattern);
+      s.repeats = r.getLayers();
+      if (!s.pattern.empty())
+        stack.push_back(std::move(s));
+    } else if (auto b = dyn_cast<::tshape::BlockOp>(op)) {
+      stack.push_back({{{kindsOf(b)}}, 1});
+    }
+  }
+  return stack;
+}
+} // namespace
+
 bool tshape::holdsModel(func::FuncOp fn) {
   return fn
       .walk([](BlockOpInterface op) {
@@ -187,25 +255,21 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   BlockOpInterface firstSubLayer;
   bool conflict = false;
   std::string why;
-  // The residual blocks: their sub-layers' blocks (the same in each) and
-  // how many layers they stand for.
-  std::optional<std::vector<model::BlockKind>> blockLayout;
-  int64_t blockLayers = 0;
+  // The residual blocks: whether there are any, and their mode (one for
+  // all); the stack of layers they make is read from the structure.
+  bool hasBlocks = false;
+  std::optional<ResidualMode> mode;
   fn.walk([&](Operation *op) {
     if (auto b = dyn_cast<BlockOp>(op)) {
+      hasBlocks = true;
+      if (mode && *mode != b.getMode()) {
+        conflict = true;
+        why = "blocks mix sequential and parallel residuals";
+      }
+      mode = b.getMode();
       c.residual = b.getMode() == ResidualMode::parallel
                        ? model::ResidualMode::Parallel
                        : model::ResidualMode::Sequential;
-      std::vector<model::BlockKind> kinds;
-      for (BlockOpInterface sub : b.getSubLayers())
-        if (auto k = model::parseBlock(sub.getBlockName()))
-          kinds.push_back(*k);
-      if (blockLayout && *blockLayout != kinds) {
-        conflict = true;
-        why = "blocks hold different sub-layers";
-      }
-      blockLayout = kinds;
-      blockLayers += repeatMultiplicity(op);
       return;
     }
     auto blk = dyn_cast<BlockOpInterface>(op);
@@ -231,9 +295,11 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     return std::nullopt;
   }
   // A layer's GEMMs need its heads (an attention) and its inner size (an
-  // MLP).
-  if (!stated.contains(Param::Heads) || !stated.contains(Param::Ffn)) {
-    error = "the function needs a tshape.attention and a tshape.mlp";
+  // MLP or a mixture of experts).
+  if (!stated.contains(Param::Heads) ||
+      !(stated.contains(Param::Ffn) || stated.contains(Param::Experts))) {
+    error = "the function needs a tshape.attention and a tshape.mlp (or "
+            "tshape.moe)";
     return std::nullopt;
   }
   // readConfig gave the run shape (b, s) and hidden; the element type of
@@ -254,9 +320,20 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   int64_t numLayers = 0;
   for (const auto &entry : layers)
     numLayers = std::max(numLayers, entry.getValue());
-  if (blockLayout) {
-    c.layerBlocks = *blockLayout;
-    numLayers = blockLayers;
+  if (hasBlocks) {
+    // One segment of one layer kind is a uniform stack; anything else a
+    // heterogeneous one (dense then MoE, an interleave).
+    std::vector<model::StackSegment> stack = stackOf(fn);
+    numLayers = model::stackLayers(stack).value_or(0);
+    std::vector<model::LayerKind> kinds;
+    for (const model::StackSegment &seg : stack)
+      for (const model::LayerKind &k : seg.pattern)
+        if (!llvm::is_contained(kinds, k))
+          kinds.push_back(k);
+    if (!kinds.empty())
+      c.layerBlocks = kinds.front().blocks;
+    if (kinds.size() > 1)
+      c.stack = std::move(stack);
   }
   model::setParam(c, Param::Layers, numLayers);
   hasVocab = stated.contains(Param::Vocab);

@@ -275,7 +275,10 @@ LogicalResult MLPOp::verify() {
     return failure();
   if (failed(report(*this, model::checkBindings(opBindings(
                                *this, input,
-                               {{model::Param::Ffn, getInner()}})))))
+                               {{model::Param::Ffn, getInner()}})))) ||
+      failed(report(*this, model::checkPositive(
+                               model::paramName(model::Param::Ffn),
+                               getInner()))))
     return failure();
   model::ModelConfig c =
       baseConfig(*this, input, {{model::Param::Ffn, getInner()}});
@@ -295,6 +298,79 @@ void MLPOp::writeConfig(const model::ModelConfig &config) {
   setGated(config.mlp.gated);
   setActivation(toIR(config.mlp.activation));
   setLastDim(getResult(), model::getParam(config, model::Param::Hidden));
+}
+
+//===----------------------------------------------------------------------===//
+// MoEOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoEOp::verify() {
+  using model::Param;
+  auto input = getInput().getType();
+  if (failed(verifyActivations(*this, input, "input")) ||
+      failed(verifySameType(*this, input, getResult().getType())))
+    return failure();
+  // S1 on each size (an absent optional one is 0: none, balanced), then
+  // E1 (experts divisible by ep), E2, E4, E5, M2 and M3.
+  for (auto [p, v] : {std::pair{Param::Experts, int64_t(getExperts())},
+                      {Param::TopK, int64_t(getTopk())},
+                      {Param::MoeFfn, int64_t(getInner())}})
+    if (failed(report(*this, model::checkPositive(model::paramName(p), v))))
+      return failure();
+  model::Bindings env = opBindings(
+      *this, input,
+      {{Param::Experts, getExperts()},
+       {Param::TopK, getTopk()},
+       {Param::MoeFfn, getInner()},
+       {Param::SharedExperts, getSharedExperts().value_or(0)},
+       {Param::SharedFfn, getSharedInner().value_or(0)},
+       {Param::Capacity, getCapacity().value_or(0)}});
+  if (failed(report(*this, model::checkBindings(env))))
+    return failure();
+  model::ModelConfig c = baseConfig(*this, input, {});
+  readConfig(c);
+  c.layerBlocks = {model::BlockKind::Moe};
+  return verifyNoOverflow(*this, c);
+}
+
+void MoEOp::readConfig(model::ModelConfig &config) {
+  using model::Param;
+  readActivationSizes(config, getInput().getType());
+  model::setParam(config, Param::Experts, getExperts());
+  model::setParam(config, Param::TopK, getTopk());
+  model::setParam(config, Param::MoeFfn, getInner());
+  model::setParam(config, Param::SharedExperts,
+                  getSharedExperts().value_or(0));
+  model::setParam(config, Param::SharedFfn, getSharedInner().value_or(0));
+  model::setParam(config, Param::Capacity, getCapacity().value_or(0));
+  config.moe.gated = getGated();
+  config.moe.activation = fromIR(getActivation());
+}
+
+void MoEOp::writeConfig(const model::ModelConfig &config) {
+  using model::Param;
+  setExperts(model::getParam(config, Param::Experts));
+  setTopk(model::getParam(config, Param::TopK));
+  setInner(model::getParam(config, Param::MoeFfn));
+  // Absent when 0 (no shared experts, balanced routing).
+  const int64_t shared = model::getParam(config, Param::SharedExperts),
+                sharedInner = model::getParam(config, Param::SharedFfn),
+                capacity = model::getParam(config, Param::Capacity);
+  if (shared)
+    setSharedExperts(shared);
+  else
+    removeSharedExpertsAttr();
+  if (sharedInner)
+    setSharedInner(sharedInner);
+  else
+    removeSharedInnerAttr();
+  if (capacity)
+    setCapacity(capacity);
+  else
+    removeCapacityAttr();
+  setGated(config.moe.gated);
+  setActivation(toIR(config.moe.activation));
+  setLastDim(getResult(), model::getParam(config, Param::Hidden));
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,5 @@
 // Two blocks with different sub-layers (attention + MLP, then attention +
-// MLP + MLP): one ModelConfig::layerBlocks cannot state both.
+// MLP + MLP): a heterogeneous stack of two one-layer segments.
 func.func @mixed_blocks(%x: tensor<1x8x64xbf16>) -> tensor<1x8x64xbf16> {
   %b0 = tshape.block sequential %x : tensor<1x8x64xbf16> {
   ^bb0(%in: tensor<1x8x64xbf16>):

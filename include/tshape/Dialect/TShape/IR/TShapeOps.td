@@ -168,6 +168,48 @@ def TShape_MLPOp : TShape_BlockOp<"mlp", /*residualSubLayer=*/1,
   let hasVerifier = 1;
 }
 
+def TShape_MoEOp : TShape_BlockOp<"moe", /*residualSubLayer=*/1,
+    "MoE ops", "Input",
+    ["Experts", "TopK", "MoeFfn", "SharedExperts", "SharedFfn", "Capacity"]> {
+  let summary = "mixture-of-experts feed-forward sub-layer";
+  let description = [{
+    A pre-norm mixture-of-experts sub-layer `y = x + MoE(norm(x))`: a
+    router scores `experts` routed experts per token, each token runs the
+    `topk` best, each expert an MLP of inner size `inner` (gated: SwiGLU),
+    and `shared_experts` experts of inner size `shared_inner` run on every
+    token. `capacity` (percent, absent: balanced) prices the busiest
+    expert's load above the balanced `b*s*topk/experts` tokens, for skewed
+    routing or a capacity factor. The experts are split over the
+    expert-parallel degree `ep` of `#tshape.parallel`.
+
+    It lowers to the router `(b*s x h) . (h x E)`, the routed experts as
+    grouped GEMMs over the rank's `E/ep` experts, each
+    `(ceil(b*s*k/(E/ep)) x h) . (h x f/t)` (gate and up) and
+    `(.. x f/t) . (f/t x h)` (down), and the shared experts as one dense
+    gated MLP of inner `shared_experts*shared_inner/t`.
+
+    ```mlir
+    %y = tshape.moe %x experts = 8 topk = 2 inner = 14336 activation = silu
+        gated : tensor<4x4096x4096xbf16> -> tensor<4x4096x4096xbf16>
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, I64Attr:$experts,
+                       I64Attr:$topk, I64Attr:$inner,
+                       TShape_Activation:$activation, UnitAttr:$gated,
+                       OptionalAttr<I64Attr>:$shared_experts,
+                       OptionalAttr<I64Attr>:$shared_inner,
+                       OptionalAttr<I64Attr>:$capacity);
+  let results = (outs TShape_Activations:$result);
+  let assemblyFormat = [{
+    $input `experts` `=` $experts `topk` `=` $topk `inner` `=` $inner
+    `activation` `=` $activation (`gated` $gated^)?
+    (`shared_experts` `=` $shared_experts^)?
+    (`shared_inner` `=` $shared_inner^)? (`capacity` `=` $capacity^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Blocks and repetition
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,109 @@
+//===- Moe.cpp - The mixture-of-experts block: kernels and weights --------===//
+//
+// A mixture-of-experts feed-forward sub-layer on one rank (Megatron-LM's
+// MoE layer with the all-to-all token dispatcher and grouped GEMMs):
+//  - the router, (b*s x h).(h x E), replicated on every rank;
+//  - with ep > 1, the all-to-all that sends each token's k copies to the
+//    ranks holding its experts, and the one that brings them back;
+//  - the routed experts, E/ep on this rank, as grouped GEMMs over them:
+//    gate and up (b*s*k/(E/ep) tokens each, the ceiling: the busiest
+//    expert sets the time) x (h x f_e/t), then down; under the capacity
+//    option the busiest expert's tokens are `capacity` percent of that;
+//  - the shared experts, one dense gated MLP of inner n_s x f_s/t that
+//    every token runs.
+// Tokens per expert: each of the ep ranks routes its b*s tokens k times,
+// spread evenly over E experts, so an expert receives ep*b*s*k/E =
+// b*s*k/(E/ep) tokens. Mixtral-8x7B (b = 4, s = 4096, k = 2, E = 8): 4096.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Model/Blocks/Block.h"
+#include "tshape/Model/Transformer.h"
+
+using namespace tshape::model;
+
+DimExpr tshape::model::tokensPerExpert(const ModelConfig &c,
+                                       const RunShape &run) {
+  using E = DimExpr;
+  const E routed = run.tokens() * E::param(Param::TopK);
+  const E experts = perRank(Param::Experts);
+  if (c.moe.capacity > 0 && c.moe.capacity != 100)
+    return E::ceilDiv(routed * E::param(Param::Capacity),
+                      experts * E::constant(100));
+  return E::ceilDiv(routed, experts);
+}
+
+std::vector<Kernel> tshape::model::moeKernels(const ModelConfig &c,
+                                              const RunShape &run,
+                                              int64_t layer) {
+  using E = DimExpr;
+  const Bindings env = bindings(c);
+  const E tokens = run.tokens(), hidden = E::param(Param::Hidden);
+  std::vector<Kernel> out;
+  out.push_back(blockGemm(env, Role::MoeRouter, layer, E(), tokens,
+                          E::param(Param::Experts), hidden, false, true));
+  // The all-to-all of the routed tokens' k copies of h elements.
+  const int64_t ep = getParam(c, Param::Ep);
+  auto allToAll = [&](Role role) {
+    CollectiveSpec a;
+    a.role = role;
+    a.layer = layer;
+    a.op = CollectiveOp::AllToAll;
+    a.env = env;
+    a.bytes = blockDim(env,
+                       tokens * E::param(Param::TopK) * hidden *
+                           E::constant(dtypeBytes(c.dtype)),
+                       &a.overflow);
+    a.ranks = blockDim(env, E::param(Param::Ep), &a.overflow);
+    out.push_back(a);
+  };
+  if (ep > 1)
+    allToAll(Role::MoeDispatch);
+  const E groups = perRank(Param::Experts), m = tokensPerExpert(c, run);
+  const E f = perRank(Param::MoeFfn);
+  auto expert = [&](Role r, E n, E k) {
+    out.push_back(blockGemm(env, r, layer, groups, m, n, k, false, true));
+  };
+  if (c.moe.gated && c.mlp.fusedGateUp) {
+    expert(Role::MoeExpertGateUp, E::constant(2) * f, hidden);
+  } else {
+    if (c.moe.gated)
+      expert(Role::MoeExpertGate, f, hidden);
+    expert(Role::MoeExpertUp, f, hidden);
+  }
+  expert(Role::MoeExpertDown, hidden, f);
+  if (ep > 1)
+    allToAll(Role::MoeCombine);
+  if (c.moe.sharedExperts > 0 && c.moe.sharedInner > 0) {
+    const E fs = E::param(Param::SharedExperts) * perRank(Param::SharedFfn);
+    auto shared = [&](Role r, E n, E k) {
+      out.push_back(blockGemm(env, r, layer, E(), tokens, n, k, false, true));
+    };
+    if (c.moe.gated)
+      shared(Role::MoeSharedGate, fs, hidden);
+    shared(Role::MoeSharedUp, fs, hidden);
+    shared(Role::MoeSharedDown, hidden, fs);
+  }
+  return out;
+}
+
+std::optional<int64_t> tshape::model::moeWeights(const ModelConfig &c) {
+  // The router, the experts on this rank (a grouped GEMM's weights are
+  // batch x N x K), the shared experts and the pre-norm's gain.
+  return checkedAdd(gemmWeights(moeKernels(c, RunShape(), 0)), c.hidden);
+}
+
+std::optional<int64_t> tshape::model::moeActiveWeights(const ModelConfig &c) {
+  // What one token runs through: k of the E routed experts' weights.
+  ModelConfig whole = c;
+  whole.parallel = Parallelism();
+  std::optional<int64_t> all = moeWeights(whole);
+  std::optional<int64_t> routed = 0;
+  for (const Kernel &k : moeKernels(whole, RunShape(), 0))
+    if (const GemmSpec *g = k.gemm();
+        g && g->batch.expr.mentions(Param::Experts))
+      routed = checkedAdd(routed, checkedMul(g->n.value, g->k.value));
+  // all - E x per-expert + k x per-expert.
+  return checkedAdd(checkedAdd(all, checkedMul(routed, -c.moe.experts)),
+                    checkedMul(routed, c.moe.topk));
+}
