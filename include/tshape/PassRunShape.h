@@ -12,6 +12,7 @@
 #ifndef TSHAPE_PASSRUNSHAPE_H
 #define TSHAPE_PASSRUNSHAPE_H
 
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/PassDiagnostics.h"
 
@@ -34,6 +35,35 @@ passRunShape(const mlir::Pass &pass, mlir::Operation *op,
   if (phase.getNumOccurrences())
     run.phase = phase;
   return run;
+}
+
+/// A function's model and the run `pass` prices it under, for the passes
+/// that read a model through the IR bridge (tshape-optimize-shapes,
+/// tshape-inference-report).
+struct PassModel {
+  model::ModelConfig config;
+  model::RunShape run;
+  bool hasVocab = false; ///< an embedding or LM head gave the vocabulary
+};
+
+/// The model of `fn` (extractModelConfig) and its run (passRunShape);
+/// failure, with an error at `fn`, when either cannot be read.
+inline mlir::FailureOr<PassModel>
+passModel(const mlir::Pass &pass, mlir::func::FuncOp fn,
+          const mlir::Pass::Option<model::Phase> &phase, bool training) {
+  PassModel m;
+  std::string err;
+  std::optional<model::ModelConfig> c = extractModelConfig(fn, m.hasVocab, err);
+  if (!c) {
+    fn.emitError() << passPrefix(pass) << err;
+    return mlir::failure();
+  }
+  mlir::FailureOr<model::RunShape> run = passRunShape(pass, fn, phase, training);
+  if (mlir::failed(run))
+    return mlir::failure();
+  m.config = std::move(*c);
+  m.run = *run;
+  return m;
 }
 
 } // namespace tshape

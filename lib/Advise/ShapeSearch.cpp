@@ -114,6 +114,19 @@ std::optional<StepPrediction> ShapeSearch::evaluate(const ModelConfig &c,
   return predict(c, o.run);
 }
 
+double tshape::advise::objectiveRate(const StepPrediction &p,
+                                     const ModelConfig &c,
+                                     const model::RunShape &run) {
+  // A decode step's objective is tokens/s at the given batch and context
+  // (b x (1 + draft) tokens per step); a training step's or a prefill's is
+  // FLOP throughput, so that a larger size is not penalised for its work.
+  if (run.phase != model::Phase::Decode)
+    return p.tflops();
+  const double tokens =
+      double(run.tokens().eval(model::bindings(c)).value_or(0));
+  return p.us > 0 ? tokens * 1e6 / p.us : 0;
+}
+
 namespace {
 std::optional<int64_t> totalParams(const ModelConfig &c) {
   std::optional<model::ParamCount> n = model::countParameters(c);
@@ -298,7 +311,11 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     return n;
   };
   ModelConfig best = c;
-  double bestRate = originalViolation.empty() ? res.predBefore.tflops() : 0;
+  auto rateOf = [&](const StepPrediction &p, const ModelConfig &m) {
+    return objectiveRate(p, m, o.run);
+  };
+  const double rateBefore = rateOf(res.predBefore, c);
+  double bestRate = originalViolation.empty() ? rateBefore : 0;
   double bestDistance = 10.0 * misaligned(c);
   bool haveBest = originalViolation.empty();
   odometer.run([&](const ModelConfig &n) {
@@ -315,7 +332,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     // for efficiency alone is not a win.
     if (originalViolation.empty() && p.us > res.predBefore.us)
       return;
-    double rate = p.tflops();
+    double rate = rateOf(p, n);
     // Ties (within 0.1%) go first to the shape with fewer sizes off the
     // vendor's best multiple (128 bytes from Ampere on), then to the
     // smallest relative change summed over the searchable parameters.
@@ -339,12 +356,9 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
             "fixes it";
     return std::nullopt;
   }
-  res.bestGain = res.predBefore.tflops() > 0
-                    ? bestRate / res.predBefore.tflops() - 1
-                    : 0;
+  res.bestGain = rateBefore > 0 ? bestRate / rateBefore - 1 : 0;
   // Keep the model unless the gain is worth it (a feasible original).
-  if (originalViolation.empty() &&
-      bestRate < res.predBefore.tflops() * (1 + o.minGain))
+  if (originalViolation.empty() && bestRate < rateBefore * (1 + o.minGain))
     best = c;
   res.after = best;
   res.predAfter = evaluate(best, o, why).value_or(StepPrediction{});
@@ -370,8 +384,8 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     if (violation(c, paramsBefore, one, o).empty() ||
         !originalViolation.empty())
       sp = evaluate(one, o, why);
-    if (sp && res.predBefore.tflops() > 0) {
-      ch.speedup = sp->tflops() / res.predBefore.tflops();
+    if (sp && rateBefore > 0) {
+      ch.speedup = rateOf(*sp, one) / rateBefore;
     } else {
       ch.speedup = 0; // only feasible together with the other changes
     }

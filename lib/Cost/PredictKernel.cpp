@@ -2,6 +2,8 @@
 
 #include "tshape/Cost/PredictKernel.h"
 
+#include <algorithm>
+
 using namespace tshape;
 using namespace tshape::cost;
 
@@ -30,12 +32,14 @@ tshape::cost::decodeAttentionProblem(const model::AttentionSpec &a,
                                      model::DType dtype) {
   DecodeAttentionProblem p;
   p.batch = a.batch.value;
-  p.heads = a.heads.value;
+  // Speculative decoding: the 1 + draft queries of a sequence are more
+  // rows of its kv heads' CTAs (the cache is read once for all of them).
+  p.heads = a.heads.value * std::max<int64_t>(1, a.queryLen.value);
   p.kvHeads = a.kvHeads.value;
   p.headDim = a.headDim.value;
   p.context = a.kvLen.value;
   p.window = a.window.value;
-  p.dtype = dtype;
+  p.dtype = a.cacheDType.value_or(dtype);
   return p;
 }
 
@@ -100,7 +104,10 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
       return e;
     }
     if (a->kvLen.value != a->queryLen.value) {
-      if (a->queryLen.value == 1 && a->kvLen.value > 1) {
+      // One query (or a decode step's 1 + draft, grouped) over a longer
+      // cache: the decode model.
+      if ((a->queryLen.value == 1 || a->grouped) &&
+          a->kvLen.value > a->queryLen.value) {
         priceDecode(*a, dtype, t, e);
         return e;
       }

@@ -45,24 +45,35 @@ const char *tshape::model::tierName(Tier t) {
 std::vector<GemmSpec> AttentionSpec::gemms() const {
   // Scores S = Q . K^T: (q x d) . (d x kv), K stored [kv, d]; values
   // O = P . V: (q x kv) . (kv x dv), each over batch x heads. With GQA the
-  // key/value heads are broadcast to their query heads first.
+  // key/value heads are broadcast to their query heads first; grouped (a
+  // decode kernel), the heads/kvHeads query heads of one key/value head
+  // are rows of one product over batch x kvHeads.
+  const Dim &over = grouped ? kvHeads : heads;
+  Dim rows = queryLen;
+  bool o = overflow;
+  if (grouped && heads.expr.str() != kvHeads.expr.str()) {
+    rows.expr = heads.expr / kvHeads.expr;
+    if (!queryLen.expr.isConstant(1))
+      rows.expr = rows.expr * queryLen.expr;
+    rows.value = rows.expr.eval(env, &o).value_or(0);
+  }
   auto make = [&](Role r, const Dim &m, const Dim &n, const Dim &k,
                   bool transB) {
     GemmSpec g;
     g.role = r;
     g.layer = layer;
     g.env = env;
-    g.batch.expr = batch.expr * heads.expr;
-    g.batch.value = checkedMul(batch.value, heads.value).value_or(0);
+    g.batch.expr = batch.expr * over.expr;
+    g.batch.value = checkedMul(batch.value, over.value).value_or(0);
     g.m = m;
     g.n = n;
     g.k = k;
     g.transB = transB;
-    g.overflow = overflow || !checkedMul(batch.value, heads.value);
+    g.overflow = o || !checkedMul(batch.value, over.value);
     return g;
   };
-  return {make(Role::AttnScore, queryLen, kvLen, headDim, true),
-          make(Role::AttnValue, queryLen, valueHeadDim, kvLen, false)};
+  return {make(Role::AttnScore, rows, kvLen, headDim, true),
+          make(Role::AttnValue, rows, valueHeadDim, kvLen, false)};
 }
 
 std::optional<int64_t> AttentionSpec::flops() const {

@@ -23,7 +23,7 @@ const char *tshape::model::phaseNames() { return "train|prefill|decode"; }
 
 DimExpr RunShape::queries() const {
   if (phase == Phase::Decode)
-    return DimExpr::constant(1);
+    return DimExpr::constant(1 + draft);
   return DimExpr::param(Param::Seq);
 }
 
@@ -44,5 +44,9 @@ std::string tshape::model::str(const RunShape &r) {
   std::string s = phaseName(r.phase);
   if (r.kvLength > 0)
     s += " kv_length=" + std::to_string(r.kvLength);
+  if (r.draft > 0)
+    s += " draft=" + std::to_string(r.draft);
+  if (r.kvCache)
+    s += std::string(" kv_cache=") + dtypeName(*r.kvCache);
   return s;
 }

@@ -86,20 +86,15 @@ struct TShapeOptimizeShapesPass
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       if (!holdsModel(fn))
         continue;
-      bool hasVocab = false;
+      FailureOr<PassModel> m = passModel(*this, fn, phase, training);
+      if (failed(m)) {
+        failedAny = true;
+        continue;
+      }
+      const bool hasVocab = m->hasVocab;
+      const model::ModelConfig *c = &m->config;
+      const model::RunShape *run = &m->run;
       std::string err;
-      std::optional<model::ModelConfig> c =
-          extractModelConfig(fn, hasVocab, err);
-      if (!c) {
-        fn.emitError() << passPrefix(*this) << err;
-        failedAny = true;
-        continue;
-      }
-      FailureOr<model::RunShape> run = passRunShape(*this, fn, phase, training);
-      if (failed(run)) {
-        failedAny = true;
-        continue;
-      }
       SearchOptions fo = so;
       fo.run = *run;
       if (!hasVocab)

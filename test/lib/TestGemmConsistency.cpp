@@ -17,6 +17,7 @@
 #include "tshape/Analysis/Contraction.h"
 #include "tshape/Conversion/Passes.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
+#include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -97,8 +98,17 @@ struct TestGemmConsistencyPass
         return signalPassFailure();
       }
       c->mlp.fusedGateUp = fuseGatedMlp;
-      std::vector<tshape::model::Kernel> kernels = tshape::model::modelKernels(
-          *c, tshape::model::RunShape{phase, 0});
+      // The run the lowering will lower: the IR's tshape.run (kv length,
+      // draft tokens, KV cache) with phase= on the command line winning.
+      tshape::model::RunShape run =
+          tshape::getRunShape(fn).value_or(tshape::model::RunShape{phase, 0});
+      if (phase.getNumOccurrences())
+        run.phase = phase;
+      // ... which the lowering then reads from the function.
+      fn->setAttr(tshape::TShapeDialect::kRunAttrName,
+                  tshape::RunAttr::get(fn.getContext(), run));
+      std::vector<tshape::model::Kernel> kernels =
+          tshape::model::modelKernels(*c, run);
       // A MoE layer's all-to-all (ep > 1) moves tokens between ranks; the
       // lowering's gathers stand for it on one rank, with no contraction.
       llvm::erase_if(kernels, [](const tshape::model::Kernel &k) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
@@ -34,6 +35,49 @@ llvm::cl::opt<int64_t>
     microbatchOpt("microbatch",
                   llvm::cl::desc("microbatch size b (default: 4)"),
                   llvm::cl::init(4), llvm::cl::cat(importCat));
+// The run shape (model::RunShape): the phase and what an inference run
+// adds to it. One quantity each: --batch is the microbatch b (the
+// concurrent sequences of a prefill or decode).
+llvm::cl::opt<tshape::model::Phase> phaseOpt(
+    "phase",
+    llvm::cl::desc("the run the IR states as tshape.run (default: none, "
+                   "which the passes read as prefill)"),
+    llvm::cl::values(
+        clEnumValN(tshape::model::Phase::Train, "train",
+                   "a training step: the forward, then the backward"),
+        clEnumValN(tshape::model::Phase::Prefill, "prefill",
+                   "the forward of a prompt (or of --chunk tokens of it "
+                   "after --context cached ones)"),
+        clEnumValN(tshape::model::Phase::Decode, "decode",
+                   "one decode step: 1 + --draft-tokens new tokens per "
+                   "sequence over --context cached ones")),
+    llvm::cl::cat(importCat));
+llvm::cl::alias batchOpt("batch",
+                         llvm::cl::desc("alias for --microbatch: the "
+                                        "concurrent sequences of a prefill "
+                                        "or decode"),
+                         llvm::cl::aliasopt(microbatchOpt),
+                         llvm::cl::cat(importCat));
+llvm::cl::opt<int64_t> contextOpt(
+    "context",
+    llvm::cl::desc("prefill, decode: tokens already in each sequence's KV "
+                   "cache (kv length = context + the step's tokens)"),
+    llvm::cl::init(0), llvm::cl::cat(importCat));
+llvm::cl::opt<int64_t>
+    chunkOpt("chunk",
+             llvm::cl::desc("prefill: the prompt tokens of one chunk "
+                            "(chunked prefill; s = chunk)"),
+             llvm::cl::init(0), llvm::cl::cat(importCat));
+llvm::cl::opt<int64_t> draftOpt(
+    "draft-tokens",
+    llvm::cl::desc("decode: draft tokens verified per sequence in one step "
+                   "(speculative decoding; M = batch x (1 + draft))"),
+    llvm::cl::init(0), llvm::cl::cat(importCat));
+llvm::cl::opt<std::string> kvCacheOpt(
+    "kv-cache-dtype",
+    llvm::cl::desc("prefill, decode: the KV cache's element type, bf16, fp16 "
+                   "or fp8 (default: --dtype)"),
+    llvm::cl::init(""), llvm::cl::cat(importCat));
 llvm::cl::opt<int64_t>
     tpOpt("tp", llvm::cl::desc("tensor-parallel degree t (default: 1)"),
           llvm::cl::init(1), llvm::cl::cat(importCat));
@@ -125,6 +169,85 @@ LogicalResult exportHF(Operation *op, llvm::raw_ostream &os) {
   return success();
 }
 
+/// The run shape the import options state, and the sequence length s of
+/// the IR's tensors (--seq, a prefill's --chunk, a decode step's 1 +
+/// draft); an error naming the option and its fix otherwise.
+std::optional<std::pair<tshape::model::RunShape, int64_t>>
+importRunShape(std::string &error) {
+  using tshape::model::Phase;
+  const bool phaseGiven = phaseOpt.getNumOccurrences() > 0;
+  const Phase phase = phaseGiven ? phaseOpt.getValue() : Phase::Prefill;
+  const std::string phaseName = tshape::model::phaseName(phase);
+  auto needs = [&](const char *option, const char *phases) {
+    error = std::string(option) + " needs --phase=" + phases +
+            (phaseGiven ? " (got --phase=" + phaseName + ")"
+                        : " (no --phase given)");
+    return std::nullopt;
+  };
+  for (auto [name, v] : {std::pair<const char *, int64_t>{"--context",
+                                                          contextOpt},
+                         {"--chunk", chunkOpt},
+                         {"--draft-tokens", draftOpt}})
+    if (v < 0) {
+      error = std::string(name) + " must be >= 0, got " + std::to_string(v);
+      return std::nullopt;
+    }
+  const bool inference = phaseGiven && phase != Phase::Train;
+  if ((contextOpt.getNumOccurrences() || kvCacheOpt.getNumOccurrences()) &&
+      !inference)
+    return needs(contextOpt.getNumOccurrences() ? "--context"
+                                                : "--kv-cache-dtype",
+                 "prefill or --phase=decode");
+  if (chunkOpt.getNumOccurrences() && !(phaseGiven && phase == Phase::Prefill))
+    return needs("--chunk", "prefill");
+  if (draftOpt.getNumOccurrences() && !(phaseGiven && phase == Phase::Decode))
+    return needs("--draft-tokens", "decode");
+  tshape::model::RunShape run{phase, 0, draftOpt};
+  if (!kvCacheOpt.empty()) {
+    run.kvCache = tshape::model::parseDType(kvCacheOpt);
+    if (!run.kvCache || *run.kvCache == tshape::model::DType::FP32 ||
+        *run.kvCache == tshape::model::DType::TF32) {
+      error = "--kv-cache-dtype: unknown KV-cache element type '" +
+              kvCacheOpt.getValue() + "' (expected bf16, fp16 or fp8)";
+      return std::nullopt;
+    }
+  }
+  int64_t seq = seqOpt;
+  if (phase == Phase::Decode && phaseGiven) {
+    if (seqOpt.getNumOccurrences()) {
+      error = "--seq is a prompt's length; a decode step's tensors hold its " +
+              std::to_string(1 + draftOpt) +
+              " new tokens per sequence: give the cached tokens as "
+              "--context (and drafts as --draft-tokens) instead";
+      return std::nullopt;
+    }
+    if (contextOpt <= 0) {
+      error = "--phase=decode needs --context > 0: the tokens in each "
+              "sequence's KV cache (for example --context=4096)";
+      return std::nullopt;
+    }
+    seq = 1 + draftOpt;
+  }
+  if (chunkOpt.getNumOccurrences()) {
+    if (seqOpt.getNumOccurrences()) {
+      error = "--chunk " + std::to_string(chunkOpt) + " and --seq " +
+              std::to_string(seqOpt) +
+              " both give the prefill's tokens per sequence; give one "
+              "(--chunk with --context for a chunk after cached tokens)";
+      return std::nullopt;
+    }
+    if (chunkOpt <= 0) {
+      error = "--chunk must be positive, got " + std::to_string(chunkOpt);
+      return std::nullopt;
+    }
+    seq = chunkOpt;
+  }
+  // Keys: the cached tokens and the step's own.
+  if (contextOpt > 0)
+    run.kvLength = contextOpt + seq;
+  return std::make_pair(run, seq);
+}
+
 OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
                                   MLIRContext *ctx) {
   const llvm::MemoryBuffer *buf = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
@@ -148,8 +271,14 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
           << name << " must be positive, got " << v;
       return nullptr;
     }
+  std::string runError;
+  auto run = importRunShape(runError);
+  if (!run) {
+    emitError(UnknownLoc::get(ctx)) << runError;
+    return nullptr;
+  }
   opts.dtype = *dtype;
-  opts.seq = seqOpt;
+  opts.seq = run->second;
   opts.microbatch = microbatchOpt;
   tshape::model::setDegree(opts.parallel, tshape::model::Param::Tp, tpOpt);
   opts.name = nameOpt.empty()
@@ -166,6 +295,11 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
   }
   OwningOpRef<ModuleOp> module =
       tshape::buildModelModule(ctx, *config, at(1, 1));
+  // The run the IR states: the passes lower and price it.
+  if (phaseOpt.getNumOccurrences())
+    for (auto fn : module->getOps<func::FuncOp>())
+      fn->setAttr(tshape::TShapeDialect::kRunAttrName,
+                  tshape::RunAttr::get(ctx, run->first));
   if (failed(verify(*module)))
     return nullptr;
   return OwningOpRef<Operation *>(module.release());
@@ -176,7 +310,8 @@ int main(int argc, char **argv) {
   TranslateToMLIRRegistration importReg(
       "import-hf-config",
       "import a Hugging Face config.json as tshape IR (see --seq, "
-      "--microbatch, --tp, --dtype, --name)",
+      "--microbatch, --tp, --dtype, --name, --phase, --batch, --context, "
+      "--chunk, --draft-tokens, --kv-cache-dtype)",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
         return importHF(sourceMgr, ctx);
       },

@@ -37,7 +37,8 @@ struct SearchOptions {
   /// Parameters that may change, by name: any the table marks searchable
   /// (seq, hidden, heads, kv_heads, head_dim, ffn, vocab).
   std::set<std::string> vary = {"vocab", "heads", "ffn"};
-  /// The run the objective prices (a training step, or a prefill).
+  /// The run the objective prices: a training step or a prefill (FLOP
+  /// throughput), or a decode step (tokens/s at its batch and context).
   model::RunShape run;
   double minGain = 0.01; ///< keep the model unless throughput gains this
   int64_t minHeadDim = 64, maxHeadDim = 128;
@@ -73,6 +74,12 @@ struct SearchResult {
   int64_t feasible = 0;        ///< of which met every constraint
   double bestGain = 0;         ///< the best candidate's throughput gain
 };
+
+/// The search's objective for a predicted step of `c` under `run`: FLOP
+/// throughput (TFLOP/s) for a training step or a prefill, tokens/s for a
+/// decode step (its batch and context fixed, so fewer us is better).
+double objectiveRate(const StepPrediction &p, const model::ModelConfig &c,
+                     const model::RunShape &run);
 
 /// One record per GEMM of `kernels` of `c`: a fused attention kernel
 /// becomes the records of its score GEMM (which carries the kernel and its

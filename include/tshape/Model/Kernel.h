@@ -14,6 +14,7 @@
 #define TSHAPE_MODEL_KERNEL_H
 
 #include "tshape/Model/Gemm.h"
+#include "tshape/Support/DType.h"
 
 #include <variant>
 
@@ -33,13 +34,21 @@ struct AttentionSpec {
   int64_t layer = -1;
   Dim batch, heads, kvHeads, headDim, valueHeadDim, queryLen, kvLen, window;
   bool causal = true;
+  /// The query heads of one key/value head run as the rows of one product
+  /// (a decode kernel's GQA grouping): the GEMMs are over batch x kvHeads
+  /// with M = heads/kvHeads x queryLen, instead of over batch x heads with
+  /// the key/value heads broadcast.
+  bool grouped = false;
+  /// The KV cache's element type when it differs from the model's (an fp8
+  /// cache); what the decode model reads the cache in.
+  std::optional<DType> cacheDType;
   Bindings env;
   bool overflow = false;
 
   /// The score and value products it computes, as the batched GEMMs of the
-  /// unfused form (over batch x heads): what the lowering emits in linalg
-  /// and what a training step differentiates. Roles attn_score and
-  /// attn_value.
+  /// unfused form (over batch x heads, or batch x kvHeads when grouped):
+  /// what the lowering emits in linalg and what a training step
+  /// differentiates. Roles attn_score and attn_value.
   std::vector<GemmSpec> gemms() const;
   /// The FLOPs of those GEMMs (no mask), or nullopt on overflow.
   std::optional<int64_t> flops() const;

@@ -13,6 +13,7 @@
 #define TSHAPE_MODEL_RUNSHAPE_H
 
 #include "tshape/Model/DimExpr.h"
+#include "tshape/Support/DType.h"
 
 #include <optional>
 #include <string>
@@ -36,18 +37,28 @@ struct RunShape {
   /// Otherwise the cached tokens plus the new ones (a chunked prefill, a
   /// decode step at a given context).
   int64_t kvLength = 0;
+  /// Speculative decoding: draft tokens verified per sequence in one decode
+  /// step, so the step has 1 + draft query tokens per sequence (0 outside
+  /// decode).
+  int64_t draft = 0;
+  /// The element type of the KV cache (an fp8 cache: fp8); nullopt: the
+  /// model's element type.
+  std::optional<DType> kvCache;
 
   static RunShape train() { return {Phase::Train, 0}; }
   static RunShape prefill(int64_t kvLength = 0) {
     return {Phase::Prefill, kvLength};
   }
-  static RunShape decode(int64_t kvLength = 0) {
-    return {Phase::Decode, kvLength};
+  static RunShape decode(int64_t kvLength = 0, int64_t draft = 0) {
+    return {Phase::Decode, kvLength, draft};
   }
 
   /// Whether the backward kernels follow the forward ones.
   bool backward() const { return phase == Phase::Train; }
-  /// Query tokens per sequence: seq, or 1 for a decode step.
+  /// Whether the attention reads keys cached by earlier steps: a decode
+  /// step, or a prefill chunk over a longer kv length.
+  bool readsCache() const { return phase == Phase::Decode || kvLength > 0; }
+  /// Query tokens per sequence: seq, or 1 + draft for a decode step.
   DimExpr queries() const;
   /// Key (and value) tokens per sequence: seq, or kvLength when given.
   DimExpr keys() const;
@@ -55,11 +66,13 @@ struct RunShape {
   DimExpr tokens() const;
 
   bool operator==(const RunShape &o) const {
-    return phase == o.phase && kvLength == o.kvLength;
+    return phase == o.phase && kvLength == o.kvLength && draft == o.draft &&
+           kvCache == o.kvCache;
   }
 };
 
-/// "train", "prefill", "decode kv_length=4096".
+/// "train", "prefill", "decode kv_length=4096", "decode kv_length=4100
+/// draft=3 kv_cache=fp8".
 std::string str(const RunShape &r);
 
 } // namespace tshape::model

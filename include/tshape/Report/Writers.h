@@ -22,6 +22,7 @@ struct AccuracyReport;
 struct CalibrationReport;
 struct PlanReport;
 struct PlanSearchReport;
+struct InferenceReport;
 
 void writeJson(llvm::raw_ostream &os, const AnalysisReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const AnalysisReport &r);
@@ -43,6 +44,8 @@ void writeMarkdown(llvm::raw_ostream &os, const PlanReport &r);
 
 void writeJson(llvm::raw_ostream &os, const PlanSearchReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const PlanSearchReport &r);
+void writeJson(llvm::raw_ostream &os, const InferenceReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const InferenceReport &r);
 
 /// The terminal views: tshape-predict --compare's lines for one file of
 /// `r`, and tshape-calibrate's summary on stderr.

@@ -11,6 +11,43 @@
 include "mlir/Pass/PassBase.td"
 include "tshape/PassRunShape.td"
 
+def TShapeInferenceReport : Pass<"tshape-inference-report", "::mlir::ModuleOp"> {
+  let summary = "what one prefill or decode step of the model costs";
+  let description = [{
+    For each function holding a tshape model, prices one step of its run
+    (the `tshape.run` in force, or `phase=`: a decode step over the KV
+    cache, or a prefill) on the target (docs/inference.md): the step time,
+    per-token latency, tokens/s per GPU and per sequence, the share of the
+    step spent reading weights, reading the cache, moving activations,
+    computing, communicating (the tensor-parallel all-reduces, priced on
+    `cluster`) and launching, the roofline regime of each kernel, the
+    memory per GPU (weights, KV cache, activations) and the largest batch
+    that fits; and the findings of the step, each traced to a
+    hyperparameter (the batch that leaves the memory-bound regime, the
+    cache bytes per token from kv_heads x head_dim, head counts that break
+    a decode kernel's grouping, alignment at small M). A remark states the
+    summary; `report=` writes the report (JSON, or Markdown for `-` and
+    `.md`).
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "built-in GPU (default: the module's tshape.target, else h100-sxm)">,
+    Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
+           "JSON GPU description; overrides target">,
+    PhaseOption<"the run to price: prefill or decode">,
+    RemovedTrainingOption,
+    Option<"clusterName", "cluster", "std::string", /*default=*/"\"\"",
+           "built-in cluster for the tensor-parallel all-reduces (default: "
+           "the target's)">,
+    Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"0",
+           "tokens per sequence of a prefill chunk whose activations must "
+           "fit beside the cache (default: the step's own)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "write the report: .json, .md, or - for Markdown">
+  ];
+  let dependentDialects = ["::tshape::TShapeDialect"];
+}
+
 def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
   let summary = "choose faster hyperparameters within a parameter budget";
   let description = [{

@@ -23,9 +23,11 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
   model::ModelConfig c = l.config(op);
   std::vector<model::Kernel> ks = l.kernels(model::BlockKind::Attention, c, layer);
   // The score and value GEMMs are the attention kernel's (Blocks: one
-  // kernel of `ks` when fused, else its two GEMMs are).
-  const bool fused = c.attention.fused;
+  // kernel of `ks` when fused or decoding, else its two GEMMs are).
   const model::AttentionSpec attn = l.attentionKernel(c, layer);
+  const bool fused = llvm::any_of(ks, [](const model::Kernel &k) {
+    return k.attention() != nullptr;
+  });
   const std::vector<model::GemmSpec> pv = attn.gemms();
   const model::GemmSpec qkvSpec = *Lowerer::find(ks, model::Role::Qkv),
                         outSpec = *Lowerer::find(ks, model::Role::AttnOut),
@@ -36,13 +38,23 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
   SmallVector<Lowerer::Backward> steps; // qkv, out
   Value qkv = l.linear(qkvSpec, x2, &steps);
   Value q = l.toHeads(l.slice(qkv, 0, aR * d), aR, d);
-  Value kG = l.toHeads(l.slice(qkv, aR * d, gR * d), gR, d);
-  Value vG = l.toHeads(l.slice(qkv, (aR + gR) * d, gR * d), gR, d);
-  Value k = l.broadcastGroups(kG, gR, r);
-  Value v = l.broadcastGroups(vG, gR, r);
-  Value scores = l.gemm(scoreSpec, q, k);
+  // Over a KV cache (a decode step, a prefill chunk) the step's keys and
+  // values follow the cached ones: kv length = cached + q.
+  const int64_t cached = attn.kvLen.value - attn.queryLen.value;
+  Value kG = l.withCache(l.toHeads(l.slice(qkv, aR * d, gR * d), gR, d),
+                         cached);
+  Value vG = l.withCache(
+      l.toHeads(l.slice(qkv, (aR + gR) * d, gR * d), gR, d), cached);
+  // Grouped (decode): the r query heads of a kv head are rows of one
+  // product over the cache; else the kv heads are broadcast to them.
+  Value k = attn.grouped ? kG : l.broadcastGroups(kG, gR, r);
+  Value v = attn.grouped ? vG : l.broadcastGroups(vG, gR, r);
+  Value scores = l.gemm(scoreSpec, attn.grouped ? l.groupHeads(q, gR, r) : q,
+                        k);
   Value probs = l.softmax(scores);
   Value ctx = l.gemm(valueSpec, probs, v);
+  if (attn.grouped)
+    ctx = l.ungroupHeads(ctx, gR, r);
   if (fused) {
     for (Value g : {scores, ctx})
       g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,

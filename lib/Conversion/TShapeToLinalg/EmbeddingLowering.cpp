@@ -28,9 +28,11 @@ Value tshape::lowering::lowerEmbedding(Lowerer &l, Operation *opaque,
           ->n.value;
   l.embeddingTable = l.weight({vRank, h});
   Value table = l.embeddingTable;
+  // The positions the run computes ([b, s], or a decode step's last q).
   auto resultT = op.getResult().getType();
-  Value init = tensor::EmptyOp::create(b, resultT.getShape(),
-                                       resultT.getElementType());
+  Value init = tensor::EmptyOp::create(
+      b, ArrayRef<int64_t>{l.batchSize(), l.queryTokens(), h},
+      resultT.getElementType());
   MLIRContext *ctx = b.getContext();
   AffineMap tokMap = AffineMap::get(
       3, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);

@@ -337,7 +337,8 @@ Value Lowerer::broadcastGroups(Value x3, int64_t groups, int64_t repeat) {
   if (repeat == 1)
     return x3;
   // [b*g, s, d] -> [b, g, s, d] -> [b, g, r, s, d] -> [b*g*r, s, d]
-  int64_t d = dim(x3, 2);
+  // (s: the keys, which over a cache are more than the queries)
+  int64_t d = dim(x3, 2), seq = dim(x3, 1);
   Value x4 = expand(x3, {batch, groups, seq, d}, {{0, 1}, {2}, {3}});
   Value init = tensor::EmptyOp::create(
       b, ArrayRef<int64_t>{batch, groups, repeat, seq, d}, elt);
@@ -361,6 +362,46 @@ Value Lowerer::reduceGroups(Value x3, int64_t groups, int64_t repeat) {
         linalg::YieldOp::create(ob, loc, s);
       });
   return collapse(reduce.getResult(0), {{0, 1}, {2}, {3}});
+}
+
+Value Lowerer::groupHeads(Value x3, int64_t groups, int64_t repeat) {
+  if (repeat == 1)
+    return x3;
+  // [b*g*r, q, d] -> [b, g, r, q, d] -> [b*g, r*q, d]
+  int64_t q = dim(x3, 1), d = dim(x3, 2);
+  Value x5 = expand(x3, {batch, groups, repeat, q, d}, {{0, 1, 2}, {3}, {4}});
+  return collapse(x5, {{0, 1}, {2, 3}, {4}});
+}
+
+Value Lowerer::ungroupHeads(Value x3, int64_t groups, int64_t repeat) {
+  if (repeat == 1)
+    return x3;
+  // [b*g, r*q, d] -> [b, g, r, q, d] -> [b*g*r, q, d]
+  int64_t d = dim(x3, 2), q = dim(x3, 1) / repeat;
+  Value x5 = expand(x3, {batch, groups, repeat, q, d}, {{0, 1}, {2, 3}, {4}});
+  return collapse(x5, {{0, 1, 2}, {3}, {4}});
+}
+
+Value Lowerer::withCache(Value fresh, int64_t cached) {
+  if (cached <= 0)
+    return fresh;
+  // The cached keys (or values) are constants like the weights: the IR of
+  // one step, not of the steps that filled the cache.
+  Value cache = weight({dim(fresh, 0), cached, dim(fresh, 2)});
+  return concat({cache, fresh});
+}
+
+Value Lowerer::stepInput(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() < 2 || t.getDimSize(1) == seq)
+    return v;
+  // A decode step computes the last q positions of each sequence.
+  SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0)), sizes,
+      strides(t.getRank(), b.getIndexAttr(1));
+  offsets[1] = b.getIndexAttr(t.getDimSize(1) - seq);
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    sizes.push_back(b.getIndexAttr(i == 1 ? seq : t.getDimSize(i)));
+  return tensor::ExtractSliceOp::create(b, v, offsets, sizes, strides);
 }
 
 Value Lowerer::slice(Value x2, int64_t offset, int64_t size) {
@@ -436,7 +477,7 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     const BlockLowering *lower = loweringOf(op, residual);
     if (!lower)
       return failure();
-    Value in = map.lookupOrDefault(op->getOperand(0));
+    Value in = stepInput(map.lookupOrDefault(op->getOperand(0)));
     if (!residual)
       return lower->whole(*this, op, in);
     // A standalone sub-layer is a layer of its own: y = x + f(x).
@@ -459,7 +500,7 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     }
     int64_t layer = nextLayer++;
     ++layerCount;
-    Value x2 = to2D(map.lookupOrDefault(block.getInput()));
+    Value x2 = to2D(stepInput(map.lookupOrDefault(block.getInput())));
     SmallVector<Backward> bwds;
     auto branch = [&](size_t i, Value in) {
       Backward bwd;
@@ -500,7 +541,7 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
              << "unrolling " << repeat.getLayers() << " layers after "
              << nextLayer << " would exceed max-layers=" << maxLayers
              << "; raise the option if this is intended";
-    Value cur = map.lookupOrDefault(repeat.getInput());
+    Value cur = stepInput(map.lookupOrDefault(repeat.getInput()));
     for (int64_t i = 0; i < layers; ++i) {
       IRMapping bodyMap;
       SmallVector<Value> yielded;
@@ -523,26 +564,37 @@ LogicalResult Lowerer::run() {
   });
   if (!first)
     return success();
-  // Decode and a prefill over cached tokens read a KV cache, which this
-  // lowering does not build yet (the block models state their kernels).
-  if (runShape.phase == model::Phase::Decode || runShape.kvLength > 0)
-    return fn.emitError()
-           << "phase " << model::str(runShape)
-           << " is not lowered to linalg yet: its attention reads a KV "
-              "cache; lower phase=train or phase=prefill";
   RankedTensorType act = first.getActivations().getType();
   elt = act.getElementType();
   batch = act.getDimSize(0);
-  seq = act.getDimSize(1);
+  const int64_t irSeq = act.getDimSize(1);
+  // A decode step computes 1 + draft positions of each sequence (the last
+  // ones of the IR's s); its attention reads the cache for the rest of
+  // the kv length. A prefill computes all s, over a cache when kv_length
+  // exceeds s (a chunk after the cached context).
+  seq = runShape.phase == model::Phase::Decode ? 1 + runShape.draft : irSeq;
+  const int64_t keys = runShape.kvLength > 0 ? runShape.kvLength : irSeq;
+  if (runShape.readsCache() && keys < seq)
+    return fn.emitError()
+           << "phase " << model::str(runShape) << ": the kv length " << keys
+           << " is shorter than the " << seq
+           << " query tokens per sequence of the step; give kv_length >= "
+           << seq << " (the cached tokens plus the step's)";
+  if (runShape.phase == model::Phase::Decode && irSeq < seq)
+    return fn.emitError()
+           << "phase " << model::str(runShape) << ": the step's " << seq
+           << " query tokens per sequence exceed the IR's sequence of "
+           << irSeq << "; import with --phase=decode (s = 1 + draft) or "
+           << "lower fewer draft tokens";
   WalkResult mismatch = fn.walk([&](Operation *op) -> WalkResult {
     if (!isModelOp(op) || isa<tshape::YieldOp>(op))
       return WalkResult::advance();
     auto t = cast<RankedTensorType>(op->getResult(0).getType());
     if (t.getElementType() != elt || t.getDimSize(0) != batch ||
-        t.getDimSize(1) != seq)
+        t.getDimSize(1) != irSeq)
       return op->emitOpError()
              << "result " << t << " does not share the element type " << elt
-             << " and batch x seq " << batch << "x" << seq
+             << " and batch x seq " << batch << "x" << irSeq
              << " of the function's other tshape ops",
              WalkResult::interrupt();
     return WalkResult::advance();

@@ -37,7 +37,13 @@ AttentionSpec tshape::model::attentionKernel(const ModelConfig &c,
   a.valueHeadDim = a.headDim;
   a.queryLen = blockDim(a.env, run.queries(), o);
   a.kvLen = blockDim(a.env, run.keys(), o);
+  // No block states a sliding window yet (the modern-models issue adds
+  // them); a window would cap the keys a decode step reads.
   a.window = blockDim(a.env, E::constant(0), o);
+  // A decode step's attention runs as decode kernels do: the query heads
+  // of one kv head grouped, reading the cache in its own element type.
+  a.grouped = run.phase == Phase::Decode;
+  a.cacheDType = run.kvCache;
   return a;
 }
 
@@ -52,7 +58,9 @@ std::vector<Kernel> tshape::model::attentionKernels(const ModelConfig &c,
   out.push_back(blockGemm(env, Role::Qkv, layer, E(), tokens,
                           (heads + E::constant(2) * kv) * d, hidden, false,
                           true));
-  if (c.attention.fused) {
+  // A decode step's attention is always one kernel over the cache (no
+  // serving stack runs it as separate GEMMs).
+  if (c.attention.fused || run.phase == Phase::Decode) {
     out.push_back(a);
   } else {
     for (GemmSpec &g : a.gemms())

@@ -432,7 +432,7 @@ func.func @attention_causal_not_unit() attributes {tshape.attention = {causal = 
 
 // -----
 
-// expected-error @+1 {{'tshape.attention' has an unknown entry 'm' (expected batch, heads, kv_heads, head_dim, v_head_dim, q_len, kv_len, window, causal)}}
+// expected-error @+1 {{'tshape.attention' has an unknown entry 'm' (expected batch, heads, kv_heads, head_dim, v_head_dim, q_len, kv_len, window, causal, grouped, kv_cache)}}
 func.func @attention_gemm_key() attributes {tshape.attention = {m = "seq"}} {
   return
 }
@@ -449,5 +449,29 @@ func.func @attention_bad_expr() attributes {tshape.attention = {kv_len = "contex
 // Rule P3: a run's kv length is 0 (the sequence) or positive.
 // expected-error @+1 {{rule P3: kv_length must be positive (or 0: the sequence length), got -1}}
 func.func @run_negative_kv() attributes {tshape.run = #tshape.run<decode, kv_length = -1>} {
+  return
+}
+
+// -----
+
+// Rule P3: draft tokens belong to a decode step.
+// expected-error @+1 {{rule P3: draft = 2 needs phase decode and draft >= 0 (the draft tokens of speculative decoding); remove it or use decode}}
+func.func @run_draft_prefill() attributes {tshape.run = #tshape.run<prefill, draft = 2>} {
+  return
+}
+
+// -----
+
+// Rule P3: a decode step's kv length holds at least one cached key.
+// expected-error @+1 {{rule P3: kv_length 3 leaves no cached key for the 3 queries of a decode step; use kv_length >= 4}}
+func.func @run_no_cache() attributes {tshape.run = #tshape.run<decode, kv_length = 3, draft = 2>} {
+  return
+}
+
+// -----
+
+// Rule P3: the KV cache's element type is one the models know.
+// expected-error @+1 {{rule P3: unknown KV-cache element type 'int4' (expected bf16, fp16 or fp8)}}
+func.func @run_kv_cache() attributes {tshape.run = #tshape.run<decode, kv_cache = "int4">} {
   return
 }

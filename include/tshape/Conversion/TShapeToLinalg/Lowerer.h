@@ -98,10 +98,27 @@ public:
   Value toHeads(Value x2, int64_t heads, int64_t d);
   Value fromHeads(Value x3, int64_t heads, int64_t d);
   Value broadcastGroups(Value x3, int64_t groups, int64_t repeat);
+  /// [b*g*r, q, d] -> [b*g, r*q, d]: the r query heads of each of the g
+  /// key/value heads as rows of one product (a decode kernel's grouping);
+  /// ungroupHeads is the inverse.
+  Value groupHeads(Value x3, int64_t groups, int64_t repeat);
+  Value ungroupHeads(Value x3, int64_t groups, int64_t repeat);
+  /// The keys or values of `fresh` [b*g, q, d] after `cached` tokens of a
+  /// KV cache (a constant [b*g, cached, d]): [b*g, cached + q, d].
+  Value withCache(Value fresh, int64_t cached);
+  /// `v` (tokens [b, s] or activations [b, s, h] of the IR) at the run's
+  /// query positions: the last q of s for a decode step (q = 1 + draft),
+  /// else `v` itself.
+  Value stepInput(Value v);
   Value reduceGroups(Value x3, int64_t groups, int64_t repeat);
   Value slice(Value x2, int64_t offset, int64_t size);
   Value concat(mlir::ValueRange parts);
   Value to2D(Value x3) { return collapse(x3, {{0, 1}, {2}}); }
+  /// The run being lowered.
+  const model::RunShape &runShapeOf() const { return runShape; }
+  /// Sequences and query tokens per sequence of the lowered activations.
+  int64_t batchSize() const { return batch; }
+  int64_t queryTokens() const { return seq; }
   Value to3D(Value x2) {
     auto t = mlir::cast<mlir::RankedTensorType>(x2.getType());
     return expand(x2, {batch, seq, t.getDimSize(1)}, {{0, 1}, {2}});
@@ -133,6 +150,8 @@ private:
   /// The first disagreement between an emitted operand and the model.
   std::string modelMismatch;
   mlir::Type elt;
+  /// Sequences, and query tokens per sequence of the lowered activations
+  /// (the IR's s, or 1 + draft for a decode step).
   int64_t batch = 0, seq = 0;
   int64_t nextLayer = 0;
   /// Backward steps in forward order.

@@ -56,13 +56,32 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// Rule P3: a run's kv length is 0 (the sequence) or positive.
+/// Rule P3: a run's kv length is 0 (the sequence) or positive; draft
+/// tokens belong to a decode step and leave at least one cached key; the
+/// KV cache's element type is one the models know.
 LogicalResult RunAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                              Phase phase, int64_t kvLength) {
+                              Phase phase, int64_t kvLength, int64_t draft,
+                              StringRef kvCache) {
   if (kvLength < 0)
     return emitError() << "rule P3: kv_length must be positive (or 0: the "
                           "sequence length), got "
                        << kvLength;
+  if (draft < 0 || (draft > 0 && phase != Phase::decode))
+    return emitError() << "rule P3: draft = " << draft
+                       << " needs phase decode and draft >= 0 (the draft "
+                          "tokens of speculative decoding); remove it or "
+                          "use decode";
+  if (kvLength > 0 && phase == Phase::decode && kvLength <= 1 + draft)
+    return emitError() << "rule P3: kv_length " << kvLength
+                       << " leaves no cached key for the " << 1 + draft
+                       << " queries of a decode step; use kv_length >= "
+                       << 2 + draft;
+  if (!kvCache.empty()) {
+    std::optional<model::DType> t = model::parseDType(kvCache.str());
+    if (!t || *t == model::DType::TF32 || *t == model::DType::FP32)
+      return emitError() << "rule P3: unknown KV-cache element type '"
+                         << kvCache << "' (expected bf16, fp16 or fp8)";
+  }
   return success();
 }
 
@@ -84,7 +103,8 @@ namespace {
 struct Sizes {
   std::map<std::string, model::DimExpr> exprs;
   model::Bindings env;
-  bool causal = false;
+  bool causal = false, grouped = false;
+  std::optional<model::DType> kvCache;
   model::DimExpr get(const std::string &key) const {
     auto it = exprs.find(key);
     return it == exprs.end() ? model::DimExpr() : it->second;
@@ -105,11 +125,17 @@ const std::vector<std::string> &attentionKeys() {
   return keys;
 }
 
+/// The entries of a tshape.attention besides its sizes: the unit flags
+/// `causal` and `grouped`, and `kv_cache`, the cache's element type.
+const char *const kAttentionExtras = "causal, grouped, kv_cache";
+
 /// Parses a dictionary of size expressions under `keys`, with `params`
-/// (tshape.sizes) or `causal` (tshape.attention) when `allow` names it.
+/// (tshape.sizes, `allow` = "params") or the attention's extras (`allow`
+/// = kAttentionExtras).
 std::optional<Sizes> parseSizes(DictionaryAttr d,
                                 const std::vector<std::string> &keys,
                                 StringRef allow, std::string &error) {
+  const bool attention = allow == kAttentionExtras;
   Sizes s;
   for (NamedAttribute a : d) {
     StringRef key = a.getName().getValue();
@@ -128,17 +154,29 @@ std::optional<Sizes> parseSizes(DictionaryAttr d,
       s.exprs.emplace(key.str(), *expr);
       continue;
     }
-    if (key != allow) {
+    const bool flag = attention && (key == "causal" || key == "grouped");
+    if (!flag && !(attention && key == "kv_cache") &&
+        !(!attention && key == allow)) {
       error = "has an unknown entry '" + key.str() + "' (expected " +
               llvm::join(keys, ", ") + ", " + allow.str() + ")";
       return std::nullopt;
     }
-    if (key == "causal") {
+    if (flag) {
       if (!isa<UnitAttr>(a.getValue())) {
-        error = "entry 'causal' must be a unit attribute";
+        error = "entry '" + key.str() + "' must be a unit attribute";
         return std::nullopt;
       }
-      s.causal = true;
+      (key == "causal" ? s.causal : s.grouped) = true;
+      continue;
+    }
+    if (key == "kv_cache") {
+      auto str = dyn_cast<StringAttr>(a.getValue());
+      s.kvCache = str ? model::parseDType(str.getValue().str()) : std::nullopt;
+      if (!s.kvCache) {
+        error = "entry 'kv_cache' must name an element type (bf16, fp16, "
+                "fp8)";
+        return std::nullopt;
+      }
       continue;
     }
     auto params = dyn_cast<DictionaryAttr>(a.getValue());
@@ -220,6 +258,11 @@ void tshape::setAttentionProvenance(Operation *op,
     entries.push_back(b.getNamedAttr(key, b.getStringAttr(dim.expr.str())));
   if (a.causal)
     entries.push_back(b.getNamedAttr("causal", b.getUnitAttr()));
+  if (a.grouped)
+    entries.push_back(b.getNamedAttr("grouped", b.getUnitAttr()));
+  if (a.cacheDType)
+    entries.push_back(b.getNamedAttr(
+        "kv_cache", b.getStringAttr(model::dtypeName(*a.cacheDType))));
   op->setAttr(TShapeDialect::kAttentionAttrName,
               b.getDictionaryAttr(entries));
 }
@@ -232,7 +275,7 @@ tshape::getAttentionProvenance(Operation *op) {
   if (!dict || !sizes)
     return std::nullopt;
   std::string error;
-  auto parsed = parseSizes(dict, attentionKeys(), "causal", error);
+  auto parsed = parseSizes(dict, attentionKeys(), kAttentionExtras, error);
   auto params = parseSizes(sizes, kGemmKeys, "params", error);
   if (!parsed || !params)
     return std::nullopt;
@@ -240,6 +283,8 @@ tshape::getAttentionProvenance(Operation *op) {
   if (auto l = op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
     a.layer = l.getInt();
   a.causal = parsed->causal;
+  a.grouped = parsed->grouped;
+  a.cacheDType = parsed->kvCache;
   for (auto [key, dim] : a.dims())
     dim->expr = parsed->get(key);
   a.rebind(params->env);
@@ -297,7 +342,7 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
           return op->emitError() << "'" << name << "' " << error;
         if (name == kAttentionAttrName &&
             !parseSizes(cast<DictionaryAttr>(attr.getValue()),
-                        attentionKeys(), "causal", error))
+                        attentionKeys(), kAttentionExtras, error))
           return op->emitError() << "'" << name << "' " << error;
         if ((name == kMeasuredAttrName || name == kAnalysisAttrName) &&
             !verifyGemmRecord(name, cast<DictionaryAttr>(attr.getValue()),

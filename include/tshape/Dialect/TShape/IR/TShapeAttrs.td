@@ -88,32 +88,47 @@ def TShape_Phase : I32EnumAttr<"Phase", "what a run computes", [
 
 def TShape_RunAttr : AttrDef<TShape_Dialect, "Run"> {
   let mnemonic = "run";
-  let summary = "the run shape: train, prefill or decode, and the kv length";
+  let summary = "the run shape: train, prefill or decode, the kv length, "
+                "draft tokens and the KV-cache element type";
   let description = [{
     Placed on a function or module as `tshape.run`: the one IR form of the
     run shape (`model::RunShape`). `train` is a training step (the forward,
-    then the backward); `prefill` the forward of a prompt; `decode` one new
-    token per sequence over its cache. `kv_length` is the keys each query
-    attends to (default: the sequence length). A pass's `phase=` option
-    takes precedence.
+    then the backward); `prefill` the forward of a prompt (or of one chunk
+    of it over a longer `kv_length`); `decode` one new token per sequence
+    over its cache. `kv_length` is the keys each query attends to (default:
+    the sequence length): the cached tokens plus the step's own. `draft`
+    (decode only) is the draft tokens of speculative decoding verified in
+    the step: 1 + draft queries per sequence. `kv_cache` is the KV cache's
+    element type (`bf16`, `fp16`, `fp8`; default: the model's). A pass's
+    `phase=` option takes precedence over the phase.
 
     ```mlir
     func.func @m(...) attributes {tshape.run = #tshape.run<train>}
-    module attributes {tshape.run = #tshape.run<decode, kv_length = 4096>}
+    module attributes {tshape.run = #tshape.run<decode, kv_length = 4097>}
+    module attributes {tshape.run = #tshape.run<decode, kv_length = 4100, draft = 3, kv_cache = "fp8">}
     ```
   }];
   let parameters = (ins EnumParameter<TShape_Phase>:$phase,
-                        DefaultValuedParameter<"int64_t", "0">:$kv_length);
-  let assemblyFormat = "`<` $phase (`,` `kv_length` `=` $kv_length^)? `>`";
+                        DefaultValuedParameter<"int64_t", "0">:$kv_length,
+                        DefaultValuedParameter<"int64_t", "0">:$draft,
+                        StringRefParameter<"KV-cache element type", "\"\"">:$kv_cache);
+  let assemblyFormat = "`<` $phase (`,` struct($kv_length, $draft, "
+                       "$kv_cache)^)? `>`";
   let builders = [
     AttrBuilder<(ins "const ::tshape::model::RunShape &":$r), [{
-      return $_get($_ctxt, ::tshape::Phase(r.phase), r.kvLength);
+      return $_get($_ctxt, ::tshape::Phase(r.phase), r.kvLength, r.draft,
+                   r.kvCache ? ::llvm::StringRef(::tshape::dtypeName(*r.kvCache))
+                             : ::llvm::StringRef());
     }]>
   ];
   let extraClassDeclaration = [{
     /// The run shape as the plain-C++ model states it.
     ::tshape::model::RunShape getRunShape() const {
-      return {::tshape::model::Phase(getPhase()), getKvLength()};
+      ::tshape::model::RunShape r{::tshape::model::Phase(getPhase()),
+                                  getKvLength(), getDraft()};
+      if (!getKvCache().empty())
+        r.kvCache = ::tshape::parseDType(getKvCache().str());
+      return r;
     }
   }];
   let genVerifyDecl = 1;

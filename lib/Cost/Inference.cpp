@@ -1,0 +1,253 @@
+//===- Inference.cpp - One prefill or decode step: time, memory, shares ---===//
+//
+// docs/inference.md states the formulas; each is commented where it is
+// computed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/Inference.h"
+#include "tshape/Cost/Memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace tshape;
+using namespace tshape::cost;
+using model::Param;
+
+namespace {
+/// The key/value heads one rank holds: max(1, g/t), or a/t for MHA.
+int64_t kvHeadsPerRank(const model::ModelConfig &c) {
+  const model::AttentionSpec a = model::attentionKernel(c, model::RunShape(), 0);
+  return a.kvHeads.value;
+}
+
+/// Splits a priced kernel's time into the categories of TimeShares.
+TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
+                    const target::GpuTarget &t) {
+  TimeShares s;
+  if (k.kind == model::KernelKind::Collective) {
+    s.communicationUs = k.us;
+    return s;
+  }
+  double launch = 0;
+  bool memory = false;
+  if (k.kind == model::KernelKind::Gemm) {
+    launch = std::min(k.us, t.launchOverheadUs);
+    memory = e.gemm.memoryBound;
+  } else if (e.decodeStep) {
+    launch = std::min(k.us, t.decodeOverheadUs +
+                                (e.decode.splits > 1 ? t.decodeCombineUs : 0));
+    memory = e.decode.memoryBound;
+  } else {
+    launch = std::min(k.us, t.attentionOverheadUs);
+    memory = e.attention.memoryUs >=
+             std::max(e.attention.computeUs, e.attention.criticalPathUs);
+  }
+  s.launchUs = launch;
+  const double work = k.us - launch;
+  if (!memory) {
+    s.computeUs = work;
+    return s;
+  }
+  // Memory-bound: the time of each kind of byte in proportion.
+  const double bytes = std::max(k.bytes, 1.0);
+  s.weightsUs = work * k.weightBytes / bytes;
+  s.cacheUs = work * k.cacheBytes / bytes;
+  s.activationsUs = work - s.weightsUs - s.cacheUs;
+  return s;
+}
+
+void add(TimeShares &to, const TimeShares &s, double times) {
+  to.weightsUs += times * s.weightsUs;
+  to.cacheUs += times * s.cacheUs;
+  to.activationsUs += times * s.activationsUs;
+  to.computeUs += times * s.computeUs;
+  to.communicationUs += times * s.communicationUs;
+  to.launchUs += times * s.launchUs;
+}
+
+/// One kernel of the step priced: its sizes, bytes by kind, regime.
+InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
+                            const model::ModelConfig &c,
+                            const target::GpuTarget &t, const Cluster *cluster,
+                            std::vector<std::string> &notes) {
+  InferenceKernel k;
+  k.name = kernel.name();
+  k.kind = kernel.kind();
+  k.count = count;
+  const KernelEstimate e = predictKernel(kernel, c.dtype, t, cluster);
+  k.supported = e.supported;
+  k.unsupported = e.unsupported;
+  k.us = e.supported ? e.predictedUs : 0;
+  k.flops = e.flops;
+  const double eb = double(model::dtypeBytes(c.dtype));
+  if (const model::GemmSpec *g = kernel.gemm()) {
+    k.batch = g->batch.value;
+    k.m = g->m.value;
+    k.n = g->n.value;
+    k.k = g->k.value;
+    k.bytes = e.gemm.bytes;
+    if (model::roleInfo(g->role).weight)
+      k.weightBytes = eb * double(g->n.value) * double(g->k.value);
+    k.ridge = t.peakTflops[int(c.dtype)] * t.mathEfficiency * 1e12 /
+              (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency);
+  } else if (const model::AttentionSpec *a = kernel.attention()) {
+    const model::GemmSpec score = a->gemms()[0];
+    k.batch = score.batch.value;
+    k.m = score.m.value;
+    k.n = score.n.value;
+    k.k = score.k.value;
+    if (e.decodeStep) {
+      k.bytes = e.decode.bytes;
+      k.cacheBytes = e.decode.cacheBytes;
+    } else {
+      // The prefill model's memory term: Q, O, and K, V read and written.
+      k.bytes = e.attention.memoryUs * t.memoryBandwidthGBs * 1e3 *
+                t.memoryEfficiency;
+      k.cacheBytes = 0;
+    }
+  } else if (const model::CollectiveSpec *col = kernel.collective()) {
+    k.n = col->bytes.value;
+    k.batch = col->ranks.value;
+    k.bytes = double(col->bytes.value);
+  }
+  if (k.bytes > 0)
+    k.intensity = k.flops / k.bytes;
+  if (!k.supported) {
+    notes.push_back(k.name + " not priced: " + k.unsupported);
+    k.regime = "unpriced";
+    return k;
+  }
+  k.shares = sharesOf(k, e, t);
+  if (k.kind == model::KernelKind::Collective)
+    k.regime = "communication";
+  else if (k.shares.launchUs >= k.us - k.shares.launchUs)
+    k.regime = "launch";
+  else
+    k.regime = k.shares.computeUs > 0 ? "compute" : "memory";
+  return k;
+}
+
+/// The activations one rank holds for `tokens` tokens (b x q): the
+/// residual stream and its normed copy (2h), and the largest weight GEMM's
+/// input and output (N + K of the widest: the gate/up or the logits).
+double activationBytes(const std::vector<model::Kernel> &kernels,
+                       const model::ModelConfig &c, double tokensPerSeqM) {
+  int64_t widest = 0;
+  for (const model::Kernel &k : kernels)
+    if (const model::GemmSpec *g = k.gemm();
+        g && model::roleInfo(g->role).weight)
+      widest = std::max(widest, g->n.value + g->k.value);
+  return tokensPerSeqM * double(2 * c.hidden + widest) *
+         double(model::dtypeBytes(c.dtype));
+}
+} // namespace
+
+double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
+                                        const model::RunShape &run) {
+  // 2 (K and V) x layers x kv heads per rank x head dim x element bytes.
+  const model::DType cache = run.kvCache.value_or(c.dtype);
+  return 2.0 * double(c.layers) * double(kvHeadsPerRank(c)) *
+         double(c.headDim()) * double(model::dtypeBytes(cache));
+}
+
+std::optional<InferenceEstimate>
+tshape::cost::estimateInference(const model::ModelConfig &c,
+                                const model::RunShape &run,
+                                const target::GpuTarget &t,
+                                const InferenceOptions &o, std::string &error) {
+  if (run.backward()) {
+    error = "an inference estimate is of a prefill or a decode step, not " +
+            model::str(run) + " (use phase=prefill or phase=decode)";
+    return std::nullopt;
+  }
+  if (auto v = model::checkModel(c)) {
+    error = "rule " + v->rule + ": " + v->message;
+    return std::nullopt;
+  }
+  InferenceEstimate est;
+  est.run = run;
+  est.sequences = c.microbatch;
+  const model::Bindings env = model::bindings(c);
+  est.queries = run.queries().eval(env).value_or(0);
+  est.keys = run.keys().eval(env).value_or(0);
+  est.tp = model::getParam(c, Param::Tp);
+  est.cacheDType = run.kvCache.value_or(c.dtype);
+  const double eb = double(model::dtypeBytes(c.dtype));
+  const double tokens = double(est.sequences) * double(est.queries);
+
+  const Cluster *cluster = o.cluster;
+  if (!cluster && est.tp > 1)
+    cluster = defaultClusterForTarget(t.name);
+  if (cluster)
+    est.cluster = cluster->name;
+
+  // The kernels: one layer (the layers are identical) times the layers,
+  // then the once-per-model ones (the logits).
+  const std::vector<model::Kernel> layer = model::layerKernels(c, run, 0);
+  const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
+  for (const model::Kernel &k : layer)
+    est.kernels.push_back(priceKernel(k, c.layers, c, t, cluster, est.notes));
+  for (const model::Kernel &k : head)
+    est.kernels.push_back(priceKernel(k, 1, c, t, cluster, est.notes));
+
+  // Tensor parallelism: one all-reduce of the b x q x h activations after
+  // each residual sub-layer (attn_out, mlp_down), and one after the
+  // vocabulary-parallel embedding (Megatron-LM's layout, as vLLM runs it).
+  if (est.tp > 1) {
+    model::CollectiveSpec ar;
+    ar.op = model::CollectiveOp::AllReduce;
+    ar.bytes.value = int64_t(tokens * double(c.hidden) * eb);
+    ar.ranks.value = est.tp;
+    ar.tier = cluster && est.tp > cluster->gpusPerNode ? model::Tier::Network
+                                                       : model::Tier::Node;
+    const int64_t perLayer = int64_t(c.layerBlocks.size());
+    est.kernels.push_back(priceKernel(model::Kernel(ar),
+                                      perLayer * c.layers + 1, c, t, cluster,
+                                      est.notes));
+  }
+  for (const InferenceKernel &k : est.kernels) {
+    est.stepUs += double(k.count) * k.us;
+    add(est.shares, k.shares, double(k.count));
+  }
+  if (est.stepUs > 0) {
+    // Every draft accepted: q tokens per sequence per step.
+    est.perTokenMs = est.stepUs / 1e3 / double(std::max<int64_t>(1, est.queries));
+    est.tokensPerSecondPerSequence = double(est.queries) * 1e6 / est.stepUs;
+    est.tokensPerSecondPerGpu = tokens * 1e6 / est.stepUs / double(est.tp);
+  }
+
+  // Memory per GPU: the weights one rank holds, the cache of b sequences
+  // at the kv length (the step's own entries are written into it), and
+  // the activations of the step or of a prefill chunk.
+  InferenceMemory &m = est.memory;
+  std::optional<int64_t> params = 0;
+  for (model::BlockKind b : {model::BlockKind::Embedding,
+                             model::BlockKind::LMHead})
+    params = model::checkedAdd(params, model::rankWeights(b, c));
+  for (model::BlockKind b : c.layerBlocks)
+    params = model::checkedAdd(
+        params, model::checkedMul(model::rankWeights(b, c), c.layers));
+  m.weights = double(params.value_or(0)) * eb;
+  m.cachePerToken = cacheBytesPerToken(c, run);
+  const double cachePerSequence = m.cachePerToken * double(est.keys);
+  m.kvCache = cachePerSequence * double(est.sequences);
+  const double actTokensPerSeq = double(
+      std::max<int64_t>(est.queries, o.prefillChunk));
+  std::vector<model::Kernel> all = layer;
+  all.insert(all.end(), head.begin(), head.end());
+  const double actPerSequence = activationBytes(all, c, actTokensPerSeq);
+  m.activations = actPerSequence * double(est.sequences);
+  m.capacity = t.memoryGiB * kGiB;
+  if (m.capacity > 0)
+    m.maxBatch = m.weights >= m.capacity
+                     ? 0
+                     : int64_t(std::floor((m.capacity - m.weights) /
+                                          (cachePerSequence + actPerSequence)));
+  if (!cluster && est.tp > 1)
+    est.notes.push_back("no cluster for " + t.name +
+                        ": the tensor-parallel all-reduces are not priced "
+                        "(give one: cluster=)");
+  return est;
+}
