@@ -19,6 +19,25 @@ using namespace tshape::report;
 using cost::kGiB;
 
 namespace {
+/// "; <lead> 80 GiB: 33", or, when the weights alone fill the memory,
+/// what they need and what to change ("" when the target states no
+/// memory).
+std::string batchFit(const cost::InferenceEstimate &e, const char *lead) {
+  const cost::InferenceMemory &m = e.memory;
+  if (m.maxBatch < 0)
+    return "";
+  char buf[200];
+  if (m.maxBatch == 0 && m.weights >= m.capacity)
+    snprintf(buf, sizeof(buf),
+             "; no sequence fits %.0f GiB: the weights alone need %.2f GiB "
+             "per GPU (raise tp)",
+             m.capacity / kGiB, m.weights / kGiB);
+  else
+    snprintf(buf, sizeof(buf), "; %s %.0f GiB: %lld", lead, m.capacity / kGiB,
+             (long long)m.maxBatch);
+  return buf;
+}
+
 double round3(double v) { return std::round(v * 1e3) / 1e3; }
 
 std::string runLine(const InferenceReport::Function &f) {
@@ -61,9 +80,7 @@ std::string tshape::report::summaryLine(const InferenceReport::Function &f,
                      "%.2f, activations %.2f)",
                      e.memory.total() / kGiB, e.memory.weights / kGiB,
                      e.memory.kvCache / kGiB, e.memory.activations / kGiB);
-  if (e.memory.maxBatch >= 0)
-    os << llvm::format("; largest batch that fits %.0f GiB: %lld",
-                       t.memoryGiB, (long long)e.memory.maxBatch);
+  os << batchFit(e, "largest batch that fits");
   return s;
 }
 
@@ -177,11 +194,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
                        e.memory.total() / kGiB, e.memory.weights / kGiB,
                        e.memory.kvCache / kGiB, e.memory.cachePerToken / 1024,
                        e.memory.activations / kGiB);
-    if (e.memory.maxBatch >= 0)
-      os << llvm::format("; largest batch in %.0f GiB: %lld",
-                         e.memory.capacity / kGiB,
-                         (long long)e.memory.maxBatch);
-    os << "\n";
+    os << batchFit(e, "largest batch in") << "\n";
     if (!e.cluster.empty())
       os << "- tensor-parallel all-reduces priced on " << e.cluster << "\n";
     os << "\n| kernel | count | batch | M | N | K | us each | regime | "
