@@ -66,6 +66,24 @@ passModel(const mlir::Pass &pass, mlir::func::FuncOp fn,
   return m;
 }
 
+/// Runs `body` on the model (passModel) of every function of `module` that
+/// holds one; failure, after visiting them all, when a model could not be
+/// read or `body` failed (each diagnosed at its function).
+inline mlir::LogicalResult forEachPassModel(
+    const mlir::Pass &pass, mlir::ModuleOp module,
+    const mlir::Pass::Option<model::Phase> &phase, bool training,
+    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, PassModel &)>
+        body) {
+  bool failedAny = false;
+  for (mlir::func::FuncOp fn : module.getOps<mlir::func::FuncOp>()) {
+    if (!holdsModel(fn))
+      continue;
+    mlir::FailureOr<PassModel> m = passModel(pass, fn, phase, training);
+    failedAny |= mlir::failed(m) || mlir::failed(body(fn, *m));
+  }
+  return mlir::failure(failedAny);
+}
+
 } // namespace tshape
 
 #endif // TSHAPE_PASSRUNSHAPE_H

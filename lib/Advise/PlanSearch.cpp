@@ -389,7 +389,8 @@ private:
       }
       return;
     }
-    std::optional<cost::StepEstimate> step = model.estimate(cfg, plan, &error);
+    std::optional<cost::StepEstimate> step =
+        model.estimate(cfg, plan, std::move(*mem), &error);
     if (!step) {
       whyRule = "step model";
       whyMessage = error;

@@ -350,19 +350,23 @@ const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
 std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
                                                 const TrainingPlan &plan,
                                                 std::string *error) {
+  std::optional<MemoryEstimate> mem = estimateMemory(c, plan, error);
+  if (!mem)
+    return std::nullopt;
+  return estimate(c, plan, std::move(*mem), error);
+}
+
+std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
+                                                const TrainingPlan &plan,
+                                                MemoryEstimate memory,
+                                                std::string *error) {
   auto fail = [&](const std::string &msg) -> std::optional<StepEstimate> {
     if (error)
       *error = msg;
     return std::nullopt;
   };
   StepEstimate est;
-  {
-    std::string memErr;
-    std::optional<MemoryEstimate> mem = estimateMemory(c, plan, &memErr);
-    if (!mem)
-      return fail(memErr);
-    est.memory = std::move(*mem);
-  }
+  est.memory = std::move(memory);
   if (std::string bad = checkStep(c, plan, target); !bad.empty())
     return fail(bad);
 

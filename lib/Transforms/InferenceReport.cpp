@@ -58,24 +58,17 @@ struct TShapeInferenceReportPass
 
     report::InferenceReport rep;
     rep.target = *tgt;
-    bool failedAny = false;
-    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      if (!holdsModel(fn))
-        continue;
-      FailureOr<PassModel> m = passModel(*this, fn, phase, training);
-      if (failed(m)) {
-        failedAny = true;
-        continue;
-      }
-      const model::ModelConfig *c = &m->config;
-      const model::RunShape *run = &m->run;
+    LogicalResult result = forEachPassModel(
+        *this, module, phase, training,
+        [&](func::FuncOp fn, PassModel &pm) -> LogicalResult {
+      const model::ModelConfig *c = &pm.config;
+      const model::RunShape *run = &pm.run;
       std::string err;
       std::optional<cost::InferenceEstimate> est =
           cost::estimateInference(*c, *run, *tgt, options, err);
       if (!est) {
         fn.emitError() << passPrefix(*this) << err;
-        failedAny = true;
-        continue;
+        return failure();
       }
       report::InferenceReport::Function f;
       f.name = fn.getName().str();
@@ -88,8 +81,9 @@ struct TShapeInferenceReportPass
           report::analyze(*tgt, 0.1, advise::recordsFor(*c, *run), 0).findings;
       fn.emitRemark() << passPrefix(*this) << report::summaryLine(f, *tgt);
       rep.functions.push_back(std::move(f));
-    }
-    if (failedAny)
+      return success();
+    });
+    if (failed(result))
       return signalPassFailure();
     if (report.empty())
       return markAllAnalysesPreserved();

@@ -82,18 +82,12 @@ struct TShapeOptimizeShapesPass
 
     report::OptimizationReport rep;
     rep.target = *tgt;
-    bool failedAny = false;
-    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      if (!holdsModel(fn))
-        continue;
-      FailureOr<PassModel> m = passModel(*this, fn, phase, training);
-      if (failed(m)) {
-        failedAny = true;
-        continue;
-      }
-      const bool hasVocab = m->hasVocab;
-      const model::ModelConfig *c = &m->config;
-      const model::RunShape *run = &m->run;
+    LogicalResult result = forEachPassModel(
+        *this, module, phase, training,
+        [&](func::FuncOp fn, PassModel &pm) -> LogicalResult {
+      const bool hasVocab = pm.hasVocab;
+      const model::ModelConfig *c = &pm.config;
+      const model::RunShape *run = &pm.run;
       std::string err;
       SearchOptions fo = so;
       fo.run = *run;
@@ -102,8 +96,7 @@ struct TShapeOptimizeShapesPass
       std::optional<SearchResult> res = search.search(*c, fo, err);
       if (!res) {
         fn.emitError() << passPrefix(*this) << err;
-        failedAny = true;
-        continue;
+        return failure();
       }
       if (!res->bounded.empty()) {
         std::string names;
@@ -158,7 +151,7 @@ struct TShapeOptimizeShapesPass
         fn.emitRemark(ss.str());
       }
       if (report.empty())
-        continue;
+        return success();
       report::OptimizationReport::Function f;
       f.name = fn.getName().str();
       f.summary = summary;
@@ -171,8 +164,9 @@ struct TShapeOptimizeShapesPass
       f.after = side(*tgt, res->after, res->predAfter, res->paramsAfter,
                      *run);
       rep.functions.push_back(std::move(f));
-    }
-    if (failedAny)
+      return success();
+    });
+    if (failed(result))
       return signalPassFailure();
     if (report.empty())
       return;

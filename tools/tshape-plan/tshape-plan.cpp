@@ -175,11 +175,12 @@ cost::TrainingPlan commandLinePlan(int64_t microbatches) {
 }
 
 /// Megatron-LM's bytes per parameter for the precision (Memory.h).
-void setStateBytes(cost::TrainingPlan &plan, model::DType dtype) {
+cost::StateBytes stateBytes(model::DType dtype) {
   if (dtype == model::DType::FP16)
-    plan.bytes = {2, 2, 16};
-  else if (dtype == model::DType::FP32)
-    plan.bytes = {4, 4, 8};
+    return {2, 2, 16};
+  if (dtype == model::DType::FP32)
+    return {4, 4, 8};
+  return {};
 }
 
 /// One plan, evaluated: the report with its Megatron-LM launch; nullopt
@@ -268,9 +269,7 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
   options.memoryLimitGiB = memoryLimit;
   options.top = top;
   options.maxCandidates = maxCandidates;
-  cost::TrainingPlan bytes;
-  setStateBytes(bytes, dtype);
-  options.bytes = bytes.bytes;
+  options.bytes = stateBytes(dtype);
   std::string error;
   const auto start = std::chrono::steady_clock::now();
   std::optional<advise::PlanSearchResult> result =
@@ -363,9 +362,7 @@ int runHardware(int argc, char **argv, model::DType dtype) {
   ctx.options.memoryLimitGiB = memoryLimit;
   ctx.options.top = top;
   ctx.options.maxCandidates = maxCandidates;
-  cost::TrainingPlan bytes;
-  setStateBytes(bytes, dtype);
-  ctx.options.bytes = bytes.bytes;
+  ctx.options.bytes = stateBytes(dtype);
   ctx.importModel = [dtype] { return importConfig(dtype); };
   return planhw::run(ctx);
 }
@@ -489,7 +486,7 @@ int main(int argc, char **argv) {
                 " x data-parallel size " + n(d) + " = " + n(perStep) +
                 " (Megatron-LM asserts it)");
   cost::TrainingPlan plan = commandLinePlan(batch / perStep);
-  setStateBytes(plan, *dtype);
+  plan.bytes = stateBytes(*dtype);
   std::optional<report::PlanReport> r =
       evaluate(*config, plan, *target, *cluster, world, vocab, error);
   if (!r)

@@ -172,6 +172,13 @@ public:
   std::optional<StepEstimate> estimate(const model::ModelConfig &config,
                                        const TrainingPlan &plan,
                                        std::string *error = nullptr);
+  /// The same, with `memory` = estimateMemory(config, plan) already priced
+  /// by the caller (the plan search prices the memory of every candidate
+  /// first, and times only those that fit).
+  std::optional<StepEstimate> estimate(const model::ModelConfig &config,
+                                       const TrainingPlan &plan,
+                                       MemoryEstimate memory,
+                                       std::string *error = nullptr);
   /// Per-rank shapes whose kernels were priced.
   int64_t pricedShapes() const { return priced; }
 
