@@ -14,7 +14,7 @@
 #include "tshape/Predict/Calibration.h"
 #include "tshape/Report/AccuracyReport.h"
 #include "tshape/Report/Writers.h"
-#include "tshape/Support/ToolOptions.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/InitAll.h"
-#include "tshape/Support/ToolOptions.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 

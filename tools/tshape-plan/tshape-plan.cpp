@@ -22,7 +22,7 @@
 #include "tshape/Interop/Megatron.h"
 #include "tshape/Report/PlanReport.h"
 #include "tshape/Report/Writers.h"
-#include "tshape/Support/ToolOptions.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

@@ -19,7 +19,7 @@
 #include "tshape/Predict/Accuracy.h"
 #include "tshape/Report/AccuracyReport.h"
 #include "tshape/Report/Writers.h"
-#include "tshape/Support/ToolOptions.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

@@ -11,7 +11,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Interop/HFConfig.h"
 #include "tshape/Interop/Megatron.h"
-#include "tshape/Support/ToolOptions.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"

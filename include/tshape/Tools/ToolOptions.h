@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_SUPPORT_TOOLOPTIONS_H
-#define TSHAPE_SUPPORT_TOOLOPTIONS_H
+#ifndef TSHAPE_TOOLS_TOOLOPTIONS_H
+#define TSHAPE_TOOLS_TOOLOPTIONS_H
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -43,4 +43,4 @@ inline llvm::raw_ostream &toolError(llvm::StringRef tool) {
 
 } // namespace tshape
 
-#endif // TSHAPE_SUPPORT_TOOLOPTIONS_H
+#endif // TSHAPE_TOOLS_TOOLOPTIONS_H
