@@ -87,6 +87,16 @@ Neighbourhood tshape::advise::neighbourhood(Param p, int64_t value,
                      value);
   case Param::HeadDim:
     return multiples(c.minHeadDim, c.maxHeadDim, c.bestAlign, value);
+  // Experts: half to twice the count, whole on every expert-parallel rank;
+  // experts per token: 1 to twice as many (rule E2 caps it at the experts).
+  case Param::Experts:
+    return multiples(std::max<int64_t>(1, value / 2),
+                     value > INT64_MAX / 2 ? INT64_MAX : 2 * value,
+                     std::max<int64_t>(1, model::splitDegree(p, c.env)),
+                     value);
+  case Param::TopK:
+    return multiples(1, value > INT64_MAX / 2 ? INT64_MAX : 2 * value, 1,
+                     value);
   default:
     return {};
   }

@@ -59,13 +59,24 @@ tshape::advise::recordsFor(const ModelConfig &c, const model::RunShape &run) {
   return recordsOf(c, model::modelKernels(c, run));
 }
 
+std::set<std::string> tshape::advise::defaultVary(const ModelConfig &c) {
+  std::set<std::string> v = SearchOptions().vary;
+  if (getParam(c, Param::Experts) > 0)
+    v.insert(model::paramName(Param::MoeFfn));
+  if (getParam(c, Param::SharedFfn) > 0)
+    v.insert(model::paramName(Param::SharedFfn));
+  return v;
+}
+
 bool tshape::advise::validateSearchOptions(const SearchOptions &o,
                                              std::string &error) {
-  if (o.paramTolerance < 0) {
-    error = "param-tolerance must be >= 0, got " +
-            std::to_string(o.paramTolerance);
-    return false;
-  }
+  for (auto [name, v] : {std::pair<const char *, double>{"param-tolerance",
+                                                         o.paramTolerance},
+                         {"active-param-tolerance", o.activeTolerance}})
+    if (v < 0) {
+      error = std::string(name) + " must be >= 0, got " + std::to_string(v);
+      return false;
+    }
   // What may vary is the table's `searchable` flag (Params.h), nothing else.
   for (const std::string &v : o.vary)
     if (std::optional<model::Param> p = model::parseParam(v);
@@ -127,41 +138,51 @@ double tshape::advise::objectiveRate(const StepPrediction &p,
   return p.us > 0 ? tokens * 1e6 / p.us : 0;
 }
 
-namespace {
-std::optional<int64_t> totalParams(const ModelConfig &c) {
-  std::optional<model::ParamCount> n = model::countParameters(c);
-  return n ? std::optional<int64_t>(n->total) : std::nullopt;
-}
-} // namespace
 
 std::string ShapeSearch::violation(const ModelConfig &original,
                                    const ModelConfig &c,
                                    const SearchOptions &o) {
-  return violation(original, totalParams(original), c, o);
+  return violation(original, model::countParameters(original), c, o);
 }
 
 std::string ShapeSearch::violation(const ModelConfig &original,
-                                   std::optional<int64_t> p0,
+                                   std::optional<model::ParamCount> p0,
                                    const ModelConfig &c,
-                                   const SearchOptions &o) {
+                                   const SearchOptions &o, SearchResult *res,
+                                   SearchResult::Budget **budget) {
   if (auto v = model::checkModel(c))
     return "rule " + v->rule + ": " + v->message;
   for (Param p : model::allParams())
     if (model::paramInfo(p).growOnly && getParam(c, p) < getParam(original, p))
       return std::string(model::paramName(p)) + " may only grow";
-  std::optional<int64_t> p1 = totalParams(c);
-  if (!p0 || !p1)
-    return "parameter count overflows";
-  double rel = std::fabs(double(*p1 - *p0)) / double(*p0);
-  if (rel > o.paramTolerance + 1e-12)
-    return "parameter count changes by " + std::to_string(rel * 100) +
-           "%, over the tolerance";
   if (c.attention.fused) {
     cost::KernelEstimate k = predictKernel(
         model::attentionKernel(c, o.run, 0), c.dtype, target);
     if (!k.supported)
       return k.unsupported;
   }
+  std::optional<model::ParamCount> p1 = model::countParameters(c);
+  if (!p0 || !p1)
+    return "parameter count overflows";
+  // Both budgets: the total, and (a mixture of experts) the active.
+  auto over = [](int64_t before, int64_t after, double tolerance) {
+    return std::fabs(double(after - before)) / double(before) >
+           tolerance + 1e-12;
+  };
+  auto broke = [&](SearchResult::Budget SearchResult::*which, const char *what,
+                   int64_t before, int64_t after) {
+    if (budget && res)
+      *budget = &(res->*which);
+    return std::string(what) + " parameter count changes by " +
+           std::to_string(100.0 * std::fabs(double(after - before)) /
+                          double(before)) +
+           "%, over the tolerance";
+  };
+  if (over(p0->total, p1->total, o.paramTolerance))
+    return broke(&SearchResult::total, "the", p0->total, p1->total);
+  if (p0->active != p0->total &&
+      over(p0->active, p1->active, o.activeTolerance))
+    return broke(&SearchResult::active, "the active", p0->active, p1->active);
   return "";
 }
 
@@ -288,9 +309,10 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   Odometer odometer(c, o.vary, ctx, res.bounded);
 
   res.before = c;
-  // The budget's reference, counted once for every candidate.
-  const std::optional<int64_t> paramsBefore = totalParams(c);
-  res.paramsBefore = paramsBefore.value_or(0);
+  // The budgets' reference, counted once for every candidate.
+  const std::optional<model::ParamCount> paramsBefore =
+      model::countParameters(c);
+  res.paramsBefore = paramsBefore ? paramsBefore->total : 0;
   std::string originalViolation = violation(c, paramsBefore, c, o);
   std::string why;
   if (std::optional<StepPrediction> p = evaluate(c, o, why))
@@ -320,8 +342,19 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   bool haveBest = originalViolation.empty();
   odometer.run([&](const ModelConfig &n) {
     ++res.evaluated;
-    if (!violation(c, paramsBefore, n, o).empty())
+    SearchResult::Budget *budget = nullptr;
+    if (!violation(c, paramsBefore, n, o, &res, &budget).empty()) {
+      // A candidate only a budget rejects: what that budget cost.
+      if (budget) {
+        ++budget->rejected;
+        std::string ignored;
+        if (std::optional<StepPrediction> p = evaluate(n, o, ignored);
+            p && rateBefore > 0)
+          budget->bestGain =
+              std::max(budget->bestGain, rateOf(*p, n) / rateBefore - 1);
+      }
       return;
+    }
     std::string rejected;
     std::optional<StepPrediction> priced = evaluate(n, o, rejected);
     if (!priced)

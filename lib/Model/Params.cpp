@@ -56,10 +56,12 @@ const ParamInfo kParams[kNumParams] = {
   // tensor parallelism defaults to tp), rules M2 and M3.
   {Param::Experts, "experts", ParamKind::Hyperparam, "experts",
    "num_local_experts,num_experts,moe_num_experts", "--num-experts",
-   Param::Ep, "E1", false, true, false, TSHAPE_FIELD(moe.experts), nullptr},
+   Param::Ep, "E1", true, true, false, TSHAPE_FIELD(moe.experts), nullptr},
+  // Searchable on request only (vary=...,experts,topk): defaultVary in
+  // Advise/ShapeSearch.h leaves them out.
   {Param::TopK, "topk", ParamKind::Hyperparam, "topk",
    "num_experts_per_tok,experts_per_token,moe_top_k", "--moe-router-topk",
-   std::nullopt, "", false, true, false, TSHAPE_FIELD(moe.topk), nullptr},
+   std::nullopt, "", true, true, false, TSHAPE_FIELD(moe.topk), nullptr},
   {Param::MoeFfn, "moe_ffn", ParamKind::Hyperparam, "inner",
    "moe_intermediate_size,ffn_hidden_size,intermediate_size",
    "--moe-ffn-hidden-size", Param::Tp, "M2", true, true, false,

@@ -56,6 +56,7 @@ struct TShapeOptimizeShapesPass
     ModuleOp module = getOperation();
     SearchOptions so;
     so.paramTolerance = paramTolerance;
+    so.activeTolerance = activeTolerance;
     so.minGain = minGain;
     so.minHeadDim = minHeadDim;
     so.maxHeadDim = maxHeadDim;
@@ -91,6 +92,8 @@ struct TShapeOptimizeShapesPass
       std::string err;
       SearchOptions fo = so;
       fo.run = *run;
+      if (vary.empty())
+        fo.vary = defaultVary(*c);
       if (!hasVocab)
         fo.vary.erase(model::paramName(model::Param::Vocab));
       std::optional<SearchResult> res = search.search(*c, fo, err);
@@ -174,6 +177,36 @@ struct TShapeOptimizeShapesPass
            << ")";
         fn.emitRemark(ss.str());
       }
+      // Which budget bound: one that rejected a candidate faster than the
+      // result, by more than min-gain over the original.
+      const double rateBefore =
+          objectiveRate(res->predBefore, res->before, *run);
+      const double resultGain =
+          res->changes.empty() || rateBefore <= 0
+              ? 0.0
+              : objectiveRate(res->predAfter, res->after, *run) / rateBefore -
+                    1;
+      for (auto [budget, what, option, tolerance] :
+           {std::tuple<const SearchResult::Budget *, const char *,
+                       const char *, double>{&res->total, "total",
+                                             "param-tolerance",
+                                             paramTolerance},
+            {&res->active, "active", "active-param-tolerance",
+             activeTolerance}})
+        if (budget->rejected > 0 &&
+            budget->bestGain > std::max<double>(resultGain, minGain) + 1e-9) {
+          std::string m;
+          llvm::raw_string_ostream ms(m);
+          ms << passPrefix(*this) << "the " << what
+             << "-parameter budget bound the search: " << option << " "
+             << llvm::format("%.1f%%", 100 * tolerance) << " rejected "
+             << budget->rejected << " candidates, the best of them "
+             << llvm::format("%.3fx", 1 + budget->bestGain)
+             << " the original's throughput (the result: "
+             << llvm::format("%.3fx", 1 + resultGain) << "); raise " << option
+             << " to consider them";
+          fn.emitRemark(ms.str());
+        }
       if (report.empty())
         return success();
       report::OptimizationReport::Function f;

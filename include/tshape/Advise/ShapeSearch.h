@@ -34,6 +34,9 @@ struct StepPrediction {
 
 struct SearchOptions {
   double paramTolerance = 0.02; ///< |P' - P| / P allowed
+  /// |A' - A| / A allowed for the parameters active per token (a mixture of
+  /// experts; A = P for a dense model, whose check is the total's).
+  double activeTolerance = 0.02;
   /// Parameters that may change, by name: any the table marks searchable
   /// (seq, hidden, heads, kv_heads, head_dim, ffn, vocab).
   std::set<std::string> vary = {"vocab", "heads", "ffn"};
@@ -50,6 +53,11 @@ struct SearchOptions {
                                               std::string &why)>
       objective;
 };
+
+/// What the search varies when the user names nothing: vocab, heads and
+/// ffn, and for a mixture of experts the expert inner sizes (moe_ffn, and
+/// shared_ffn when it has shared experts). Experts and topk are opt-in.
+std::set<std::string> defaultVary(const model::ModelConfig &c);
 
 /// Checks the options; false with `error` set when one is out of range.
 bool validateSearchOptions(const SearchOptions &o, std::string &error);
@@ -84,6 +92,13 @@ struct SearchResult {
   std::vector<std::string> bounded;
   int64_t feasible = 0;        ///< of which met every constraint
   double bestGain = 0;         ///< the best candidate's throughput gain
+  /// A parameter budget's effect: the candidates it alone rejected, and
+  /// the best gain among them over the original (0 when none was faster).
+  struct Budget {
+    int64_t rejected = 0;
+    double bestGain = 0;
+  };
+  Budget total, active; ///< param-tolerance, active-param-tolerance
 };
 
 /// The search's objective for a predicted step of `c` under `run`: FLOP
@@ -129,9 +144,13 @@ private:
   /// The same, with the original's parameter count computed once by the
   /// caller (the search checks every candidate against it); nullopt when
   /// it overflows.
+  /// `budget`, when given, is set to the budget `c` breaks (&res.total or
+  /// &res.active of `res`) when that is its only violation.
   std::string violation(const model::ModelConfig &original,
-                        std::optional<int64_t> originalParams,
-                        const model::ModelConfig &c, const SearchOptions &o);
+                        std::optional<model::ParamCount> originalParams,
+                        const model::ModelConfig &c, const SearchOptions &o,
+                        SearchResult *res = nullptr,
+                        SearchResult::Budget **budget = nullptr);
 
   const target::GpuTarget &target;
   ShapeAnalysis analysis{target, 1.0};

@@ -74,9 +74,15 @@ def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
            "JSON GPU description; overrides target">,
     Option<"paramTolerance", "param-tolerance", "double", /*default=*/"0.02",
            "allowed relative change of the parameter count (>= 0)">,
+    Option<"activeTolerance", "active-param-tolerance", "double",
+           /*default=*/"0.02",
+           "mixture of experts: allowed relative change of the parameters "
+           "active per token (>= 0)">,
     ListOption<"vary", "vary", "std::string",
                "parameters that may change: vocab, heads, kv_heads, ffn, "
-               "hidden (default: vocab,heads,ffn)">,
+               "hidden, seq, head_dim, moe_ffn, shared_ffn, and (opt-in) "
+               "experts, topk (default: vocab,heads,ffn; with experts also "
+               "moe_ffn,shared_ffn)">,
     PhaseOption<"the run to optimize: train prices forward + backward">,
     RemovedTrainingOption,
     Option<"minGain", "min-gain", "double", /*default=*/"0.01",
