@@ -11,6 +11,11 @@ TSHAPE_OPT = $(BUILD)/bin/tshape-opt
 TSHAPE_TRANSLATE = $(BUILD)/bin/tshape-translate
 DEMO_CONFIG ?= examples/gpt3-2.7b.json
 DEMO_TARGET ?= h100-sxm
+# The run the demo imports: prefill (the forward of a 2048-token prompt),
+# train (forward and backward) or decode (one step of 8 sequences over
+# 2048 cached tokens); docs/inference.md.
+DEMO_PHASE ?= prefill
+DEMO_RUN = $(if $(filter decode,$(DEMO_PHASE)),--phase=decode --batch=8 --context=2048,--phase=$(DEMO_PHASE) --microbatch=4 --seq=2048)
 
 .PHONY: setup configure build demo check check-sanitize fuzz fuzz-smoke docs install clean
 
@@ -27,15 +32,15 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	@echo "== tshape IR imported from $(DEMO_CONFIG) (b=4, s=2048, bf16) =="
-	$(TSHAPE_TRANSLATE) --import-hf-config $(DEMO_CONFIG) -o $(BUILD)/demo.tshape.mlir
+	@echo "== tshape IR imported from $(DEMO_CONFIG) ($(DEMO_RUN), bf16; DEMO_PHASE=train|prefill|decode picks another run) =="
+	$(TSHAPE_TRANSLATE) --import-hf-config $(DEMO_CONFIG) $(DEMO_RUN) -o $(BUILD)/demo.tshape.mlir
 	@cat $(BUILD)/demo.tshape.mlir
 	@echo
 	@echo "== lowered to linalg: first layer's GEMMs (full IR in $(BUILD)/demo.linalg.mlir) =="
 	$(TSHAPE_OPT) --tshape-lower-to-linalg $(BUILD)/demo.tshape.mlir -o $(BUILD)/demo.linalg.mlir
 	@grep -E "linalg\.(batch_)?matmul" $(BUILD)/demo.linalg.mlir | grep -E "tshape.layer = (0|-1) " | sed 's/^ *//'
 	@echo
-	@echo "== GEMM summary (one tensor-parallel rank, forward) =="
+	@echo "== GEMM summary (one tensor-parallel rank, $(DEMO_PHASE)) =="
 	$(TSHAPE_OPT) --tshape-gemm-summary $(BUILD)/demo.linalg.mlir -o /dev/null
 	@echo
 	@echo "== efficiency analysis on $(DEMO_TARGET) (JSON: $(BUILD)/demo.report.json) =="

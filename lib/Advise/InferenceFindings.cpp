@@ -116,14 +116,14 @@ std::vector<InferenceFinding> tshape::advise::inferenceFindings(
                            ? "decode at batch " + std::to_string(c.microbatch)
                            : "this prefill";
     bool bound = last && c.microbatch >= last;
+    auto tokens = [](int64_t n) {
+      return std::to_string(n) + (n == 1 ? " token" : " tokens");
+    };
     f.message = "batch " + std::to_string(c.microbatch) + " (x " +
-                std::to_string(q) + " token" + (q == 1 ? "" : "s") +
-                " each): the weight GEMMs are " +
-                (bound ? "compute-bound" : "memory-bound: each weight is read "
-                                           "for " +
-                                               std::to_string(c.microbatch *
-                                                              q) +
-                                               " tokens") +
+                tokens(q) + " each): the weight GEMMs are " +
+                (bound ? "compute-bound"
+                       : "memory-bound: each weight is read for " +
+                             tokens(c.microbatch * q)) +
                 "; compute-bound from batch (per GEMM) " + parts + " on " +
                 t.name + " (" + what + ")";
     if (last && est.memory.maxBatch >= 0 && last > est.memory.maxBatch)
