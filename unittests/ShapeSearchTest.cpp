@@ -61,3 +61,48 @@ TEST(ShapeSearch, EachChangeEarnsItsPlace) {
 }
 
 } // namespace
+
+namespace {
+TEST(ShapeSearch, PricesAServingMixAsOneRequest) {
+  // phase-mix=prefill:1,decode:256 on GPT-2 at b = 4, s = 2048 (the
+  // prompt): a request is one prefill of 4 x 2048 tokens plus 256 decode
+  // steps of 4 sequences, each step one new token over the mean context
+  // 2048 + 256 / 2 cached tokens and itself (kv length 2177).
+  const target::GpuTarget &h100 = *target::findBuiltinTarget("h100-sxm");
+  ShapeSearch search(h100);
+  SearchOptions o;
+  std::string error;
+  ASSERT_TRUE(parsePhaseMix({"prefill:1", "decode:256"}, o.mix, error))
+      << error;
+  model::ModelConfig c = gpt2();
+  const StepPrediction prefill = search.predict(c, {model::Phase::Prefill});
+  model::ModelConfig step = c;
+  step.seq = 1;
+  const StepPrediction decode =
+      search.predict(step, {model::Phase::Decode, 2048 + 128 + 1});
+  o.minGain = 10; // keep the model: only its own price matters here
+  std::optional<SearchResult> r = search.search(c, o, error);
+  ASSERT_TRUE(r) << error;
+  EXPECT_NEAR(r->predBefore.us, prefill.us + 256 * decode.us,
+              1e-9 * r->predBefore.us);
+  // The objective is requests/s.
+  EXPECT_NEAR(objectiveRate(r->predBefore, c, o), 1e6 / r->predBefore.us,
+              1e-12);
+}
+
+TEST(ShapeSearch, RejectsMalformedPhaseMixes) {
+  std::vector<std::pair<model::Phase, double>> mix;
+  std::string error;
+  EXPECT_FALSE(parsePhaseMix({"train:1", "decode:2"}, mix, error));
+  EXPECT_NE(error.find("'train:1' is not PHASE:WEIGHT"), std::string::npos);
+  EXPECT_FALSE(parsePhaseMix({"prefill:0", "decode:2"}, mix, error));
+  EXPECT_FALSE(parsePhaseMix({"prefill:1x", "decode:2"}, mix, error));
+  EXPECT_FALSE(parsePhaseMix({"decode:2"}, mix, error));
+  EXPECT_EQ(error, "phase-mix needs both prefill and decode (a request: its "
+                   "prompt, then its decode steps), got only decode");
+  EXPECT_FALSE(parsePhaseMix({"decode:2", "decode:3"}, mix, error));
+  EXPECT_EQ(error, "phase-mix names decode twice");
+  EXPECT_TRUE(parsePhaseMix({}, mix, error));
+  EXPECT_TRUE(mix.empty());
+}
+} // namespace

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace tshape;
 using namespace tshape::advise;
@@ -122,7 +123,74 @@ std::optional<StepPrediction> ShapeSearch::evaluate(const ModelConfig &c,
                                                     std::string &why) {
   if (o.objective)
     return o.objective(c, why);
-  return predict(c, o.run);
+  if (o.mix.empty())
+    return predict(c, o.run);
+  // A request of the serving mix: each phase's step, weighted.
+  double prefills = 0, decodes = 0;
+  for (auto [phase, w] : o.mix)
+    (phase == model::Phase::Decode ? decodes : prefills) += w;
+  StepPrediction sum;
+  for (auto [phase, w] : o.mix) {
+    ModelConfig step = c;
+    model::RunShape run{phase};
+    if (phase == model::Phase::Decode) {
+      // One new token per sequence over the prompt and half the decode
+      // steps of one request.
+      step.seq = 1;
+      run.kvLength = c.seq + int64_t(std::llround(decodes / prefills / 2)) + 1;
+    }
+    StepPrediction p = predict(step, run);
+    sum.us += w * p.us;
+    sum.flops += w * p.flops;
+  }
+  return sum;
+}
+
+bool tshape::advise::parsePhaseMix(
+    const std::vector<std::string> &entries,
+    std::vector<std::pair<model::Phase, double>> &mix, std::string &error) {
+  mix.clear();
+  for (const std::string &e : entries) {
+    size_t colon = e.find(':');
+    std::optional<model::Phase> phase;
+    for (model::Phase p : {model::Phase::Prefill, model::Phase::Decode})
+      if (colon != std::string::npos &&
+          e.compare(0, colon, model::phaseName(p)) == 0)
+        phase = p;
+    char *end = nullptr;
+    const std::string weight =
+        colon == std::string::npos ? "" : e.substr(colon + 1);
+    double w = weight.empty() ? 0 : std::strtod(weight.c_str(), &end);
+    if (!phase || weight.empty() || *end != '\0' || !(w > 0) ||
+        !std::isfinite(w)) {
+      error = "phase-mix entry '" + e +
+              "' is not PHASE:WEIGHT with PHASE prefill or decode and a "
+              "positive weight (for example prefill:1,decode:256)";
+      return false;
+    }
+    for (auto [q, v] : mix)
+      if (q == *phase) {
+        error = std::string("phase-mix names ") + model::phaseName(q) +
+                " twice";
+        return false;
+      }
+    mix.emplace_back(*phase, w);
+  }
+  if (!mix.empty() && mix.size() != 2) {
+    error = "phase-mix needs both prefill and decode (a request: its "
+            "prompt, then its decode steps), got only " +
+            std::string(model::phaseName(mix.front().first));
+    return false;
+  }
+  return true;
+}
+
+double tshape::advise::objectiveRate(const StepPrediction &p,
+                                     const ModelConfig &c,
+                                     const SearchOptions &o) {
+  if (o.mix.empty())
+    return objectiveRate(p, c, o.run);
+  return p.us > 0 ? 1e6 / p.us : 0; // requests/s
 }
 
 double tshape::advise::objectiveRate(const StepPrediction &p,
@@ -334,7 +402,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
   };
   ModelConfig best = c;
   auto rateOf = [&](const StepPrediction &p, const ModelConfig &m) {
-    return objectiveRate(p, m, o.run);
+    return objectiveRate(p, m, o);
   };
   const double rateBefore = rateOf(res.predBefore, c);
   double bestRate = originalViolation.empty() ? rateBefore : 0;

@@ -62,6 +62,15 @@ struct TShapeOptimizeShapesPass
     so.maxHeadDim = maxHeadDim;
     if (!vary.empty())
       so.vary = std::set<std::string>(vary.begin(), vary.end());
+    {
+      std::string err;
+      if (!parsePhaseMix(std::vector<std::string>(phaseMix.begin(),
+                                                  phaseMix.end()),
+                         so.mix, err)) {
+        emitError(module.getLoc()) << passPrefix(*this) << err;
+        return signalPassFailure();
+      }
+    }
     if (minGain < 0) {
       emitError(module.getLoc())
           << passPrefix(*this) << "min-gain must be >= 0, got "
@@ -92,6 +101,14 @@ struct TShapeOptimizeShapesPass
       std::string err;
       SearchOptions fo = so;
       fo.run = *run;
+      if (!fo.mix.empty() && run->phase != model::Phase::Prefill) {
+        fn.emitError() << passPrefix(*this)
+                       << "phase-mix prices a request from its prompt: the "
+                          "run must be a prefill (import with "
+                          "--phase=prefill --seq=PROMPT), got "
+                       << model::phaseName(run->phase);
+        return failure();
+      }
       if (vary.empty())
         fo.vary = defaultVary(*c);
       if (!hasVocab)
@@ -163,12 +180,23 @@ struct TShapeOptimizeShapesPass
              << ")";
           fn.emitRemark(ms.str());
         }
-        ss << llvm::format("predicted step %.1f -> %.1f us, %.0f -> %.0f "
-                           "TFLOP/s (%.3fx); ",
-                           res->predBefore.us, res->predAfter.us,
-                           res->predBefore.tflops(), res->predAfter.tflops(),
-                           res->predAfter.tflops() / res->predBefore.tflops())
-           << "parameters " << res->paramsBefore << " -> " << res->paramsAfter
+        if (fo.mix.empty())
+          ss << llvm::format("predicted step %.1f -> %.1f us, %.0f -> %.0f "
+                             "TFLOP/s (%.3fx); ",
+                             res->predBefore.us, res->predAfter.us,
+                             res->predBefore.tflops(),
+                             res->predAfter.tflops(),
+                             res->predAfter.tflops() /
+                                 res->predBefore.tflops());
+        else
+          ss << llvm::format("predicted request (the phase-mix's steps) "
+                             "%.1f -> %.1f us, %.2f -> %.2f requests/s "
+                             "(%.3fx); ",
+                             res->predBefore.us, res->predAfter.us,
+                             1e6 / res->predBefore.us,
+                             1e6 / res->predAfter.us,
+                             res->predBefore.us / res->predAfter.us);
+        ss << "parameters " << res->paramsBefore << " -> " << res->paramsAfter
            << " ("
            << llvm::format("%+.3f%%", 100.0 *
                                           (res->paramsAfter -
@@ -180,11 +208,11 @@ struct TShapeOptimizeShapesPass
       // Which budget bound: one that rejected a candidate faster than the
       // result, by more than min-gain over the original.
       const double rateBefore =
-          objectiveRate(res->predBefore, res->before, *run);
+          objectiveRate(res->predBefore, res->before, fo);
       const double resultGain =
           res->changes.empty() || rateBefore <= 0
               ? 0.0
-              : objectiveRate(res->predAfter, res->after, *run) / rateBefore -
+              : objectiveRate(res->predAfter, res->after, fo) / rateBefore -
                     1;
       for (auto [budget, what, option, tolerance] :
            {std::tuple<const SearchResult::Budget *, const char *,

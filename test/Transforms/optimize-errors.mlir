@@ -40,3 +40,11 @@ func.func @f64(%x: tensor<1x16x64xf64>) -> tensor<1x16x64xf64> {
   %m = tshape.mlp %a inner = 256 activation = gelu : tensor<1x16x64xf64> -> tensor<1x16x64xf64>
   return %m : tensor<1x16x64xf64>
 }
+
+// -----
+
+// phase-mix: PHASE:WEIGHT entries, prefill and decode once each.
+// RUN: not tshape-opt %s --tshape-optimize-shapes="phase-mix=prefill:1,train:2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MIXBAD
+// MIXBAD: error: tshape-optimize-shapes: phase-mix entry 'train:2' is not PHASE:WEIGHT with PHASE prefill or decode and a positive weight (for example prefill:1,decode:256)
+// RUN: not tshape-opt %s --tshape-optimize-shapes="phase-mix=decode:256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MIXONE
+// MIXONE: error: tshape-optimize-shapes: phase-mix needs both prefill and decode

@@ -45,6 +45,12 @@ struct SearchOptions {
   model::RunShape run;
   double minGain = 0.01; ///< keep the model unless throughput gains this
   int64_t minHeadDim = 64, maxHeadDim = 128;
+  /// A serving mix instead of one run: the steps of each phase per request
+  /// (prefill 1, decode 256: one prompt of the model's b x s tokens, then
+  /// 256 decode steps of b sequences at the mean context s + 256/2). The
+  /// objective is requests/s, 1 / sum(weight x step time). Prefill and
+  /// decode only, each once, both present.
+  std::vector<std::pair<model::Phase, double>> mix;
   /// When set, the objective instead of one GPU's kernels under `run`:
   /// the plan co-search prices a whole training step under a fixed plan
   /// (PlanSearch.h). Returns nullopt with `why` set when the candidate is
@@ -106,6 +112,14 @@ struct SearchResult {
 /// decode step (its batch and context fixed, so fewer us is better).
 double objectiveRate(const StepPrediction &p, const model::ModelConfig &c,
                      const model::RunShape &run);
+/// The same for the search's options: a serving mix's is requests/s.
+double objectiveRate(const StepPrediction &p, const model::ModelConfig &c,
+                     const SearchOptions &o);
+/// Parses "phase:weight" (phase-mix=prefill:1,decode:256); false with
+/// `error` set on a malformed entry.
+bool parsePhaseMix(const std::vector<std::string> &entries,
+                   std::vector<std::pair<model::Phase, double>> &mix,
+                   std::string &error);
 
 /// One record per GEMM of `kernels` of `c`: a fused attention kernel
 /// becomes the records of its score GEMM (which carries the kernel and its

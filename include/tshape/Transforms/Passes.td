@@ -85,6 +85,10 @@ def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
                "moe_ffn,shared_ffn)">,
     PhaseOption<"the run to optimize: train prices forward + backward">,
     RemovedTrainingOption,
+    ListOption<"phaseMix", "phase-mix", "std::string",
+               "serve a mix instead of one run: PHASE:WEIGHT steps per "
+               "request, e.g. prefill:1,decode:256 (the IR's run is the "
+               "prompt; the objective is requests/s)">,
     Option<"minGain", "min-gain", "double", /*default=*/"0.01",
            "keep the model unless predicted throughput improves this much">,
     Option<"minHeadDim", "min-head-dim", "int64_t", /*default=*/"64",
