@@ -187,6 +187,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
           j.attribute("reason", f.reason);
         });
     });
+    writeGuidelinesJson(j, rep.guidelines);
   });
   os << "\n";
 }
@@ -240,7 +241,9 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   if (t.layers)
     os << llvm::format(" Per layer: %.1f us over %lld layers.", t.perLayerUs,
                        (long long)t.layers);
-  os << "\n\n## GEMMs (identical shapes across layers merged)\n\n"
+  os << "\n\n";
+  writeGuidelinesMarkdown(os, rep.guidelines);
+  os << "## GEMMs (identical shapes across layers merged)\n\n"
      << "| GEMM | count | batch x M x N x K | tile | waves | tile/K/wave "
         "eff. | bound | us each | TFLOP/s | loss | causes |\n"
      << "| --- | ---: | --- | --- | ---: | --- | --- | ---: | ---: | ---: | "

@@ -16,6 +16,7 @@ AnalysisReport tshape::report::analyze(const target::GpuTarget &target,
   a.analyze(records);
   r.findings = a.findings(records);
   r.totals = a.totals(records);
+  r.guidelines = advise::checkGuidelines(a, records);
   r.records = std::move(records);
   r.skipped = skipped;
   return r;

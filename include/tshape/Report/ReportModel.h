@@ -10,6 +10,7 @@
 #ifndef TSHAPE_REPORT_REPORTMODEL_H
 #define TSHAPE_REPORT_REPORTMODEL_H
 
+#include "tshape/Advise/Guidelines.h"
 #include "tshape/Advise/ShapeReport.h"
 #include "tshape/Advise/ShapeSearch.h"
 
@@ -26,6 +27,8 @@ struct AnalysisReport {
   std::vector<advise::GemmRecord> records;
   advise::Totals totals;
   std::vector<advise::Finding> findings;
+  /// The paper's rules, each priced on the target (Guidelines.h).
+  std::vector<advise::Guideline> guidelines;
   int64_t skipped = 0; ///< contractions not analyzed
 };
 
