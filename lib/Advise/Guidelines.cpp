@@ -192,7 +192,12 @@ tshape::advise::checkGuidelines(ShapeAnalysis &analysis,
   const double threshold = analysis.flagThreshold();
   for (const Rule &rule : rulesFor(env, gated)) {
     std::optional<int64_t> v = rule.value(env);
-    if (!v)
+    // A rule whose parameter sizes no GEMM of this run (seq in a decode
+    // step, whose tokens are one per sequence) says nothing about it.
+    if (!v || std::none_of(records.begin(), records.end(),
+                           [&](const GemmRecord &r) {
+                             return sizedBy(r, rule.moves);
+                           }))
       continue;
     Guideline g;
     g.rule = rule.text;

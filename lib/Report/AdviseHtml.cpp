@@ -300,6 +300,8 @@ void tshape::report::writeHtml(llvm::raw_ostream &os, const AdviseReport &r) {
      << r.config.microbatch << ", s = " << r.config.seq << ", tp = "
      << r.config.parallel.tp << ", " << model::dtypeName(r.config.dtype)
      << ". " << escape(r.options.target.description) << ".</p>\n";
+  for (const std::string &n : r.options.notes)
+    os << "<p class=\"sub\">Note: " << escape(n) << ".</p>\n";
   int failed = 0;
   for (const advise::Guideline &g : r.analysis.guidelines)
     failed += !g.ok;

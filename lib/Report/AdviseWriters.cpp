@@ -77,6 +77,10 @@ void tshape::report::writeJson(llvm::raw_ostream &os, const AdviseReport &r) {
       j.attribute("tp", c.parallel.tp);
       j.attribute("dtype", model::dtypeName(c.dtype));
     });
+    j.attributeArray("notes", [&] {
+      for (const std::string &n : r.options.notes)
+        j.value(n);
+    });
     j.attribute("predicted_step_us", round3(r.stepUs()));
     const advise::Totals &t = r.analysis.totals;
     j.attribute("tflops",
@@ -151,6 +155,8 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   os << "# tshape advise: " << r.model << " on " << r.options.target.name
      << "\n\n"
      << "Model type `" << r.modelType << "`; " << runLine(r) << ".\n\n";
+  for (const std::string &n : r.options.notes)
+    os << "Note: " << n << ".\n\n";
   os << "## Optimized shape\n\n";
   if (!r.search) {
     os << "The shape search failed: " << r.searchError << ".\n\n";
@@ -211,6 +217,8 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AdviseReport &r) {
   const advise::Totals &t = r.analysis.totals;
   os << "tshape advise: " << r.model << " (" << r.modelType << ") on "
      << r.options.target.name << ", " << runLine(r) << "\n";
+  for (const std::string &n : r.options.notes)
+    os << "note: " << n << "\n";
   if (r.inference && !r.inference->functions.empty()) {
     const cost::InferenceEstimate &e = r.inference->functions[0].estimate;
     os << llvm::format("predicted %s step: %.3f ms, %.2f ms per token, %.0f "

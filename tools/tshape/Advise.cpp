@@ -35,7 +35,7 @@ cl::SubCommand &tshape::driver::adviseCommand() {
 }
 
 cl::OptionCategory &tshape::driver::adviseCategory() {
-  static cl::OptionCategory cat("tshape advise options");
+  static cl::OptionCategory cat("Advise options", "tshape advise CONFIG.json [options]");
   return cat;
 }
 
@@ -56,7 +56,9 @@ cl::opt<int64_t> seq("seq",
                               "prefill (default: 2048)"),
                      cl::init(2048), cl::sub(cmd), cl::cat(cat));
 cl::opt<int64_t>
-    microbatch("microbatch", cl::desc("microbatch size b (default: 4)"),
+    microbatch("microbatch",
+               cl::desc("microbatch size b; --batch is the same, for a "
+                        "prefill or decode (default: 4)"),
                cl::init(4), cl::sub(cmd), cl::cat(cat));
 cl::alias batch("batch",
                 cl::desc("alias for --microbatch: the concurrent sequences "
@@ -169,7 +171,6 @@ int tshape::driver::runAdvise() {
   ImportOptions io;
   io.seq = run->second;
   io.microbatch = microbatch;
-  model::setDegree(io.parallel, model::Param::Tp, tp);
   io.name = llvm::sys::path::stem(input).str();
   ImportDiagnostic diag;
   std::optional<model::ModelConfig> config =
@@ -181,6 +182,21 @@ int tshape::driver::runAdvise() {
     llvm::errs() << ": error: " << diag.message << "\n";
     return 1;
   }
+  // The degree: imported at 1, then the vocabulary padded to a multiple of
+  // it (the least a run at that degree needs; tshape-plan does the same
+  // at Megatron-LM's 128 x tp) and the model's rules checked.
+  const int64_t vocab = model::getParam(*config, model::Param::Vocab);
+  const model::ModelConfig imported = *config;
+  model::setDegree(config->parallel, model::Param::Tp, tp);
+  for (model::Param p : model::padGrowOnlySplits(*config))
+    options.notes.push_back(
+        std::string(model::paramName(p)) + " " +
+        std::to_string(model::getParam(imported, p)) + " padded to " +
+        std::to_string(model::getParam(*config, p)) + ", a multiple of tp " +
+        std::to_string(tp.getValue()) + ", to run at that degree");
+  if (std::optional<model::RuleViolation> v = model::checkModel(*config))
+    return fail("at --tp=" + std::to_string(tp.getValue()) + ": rule " +
+                v->rule + ": " + v->message);
   llvm::Expected<llvm::json::Value> original =
       llvm::json::parse((*buf)->getBuffer());
   if (!original || !original->getAsObject()) {
@@ -201,7 +217,7 @@ int tshape::driver::runAdvise() {
   options.target = *target;
   options.run = run->first;
   options.paramTolerance = paramTolerance;
-  options.originalVocab = model::getParam(*config, model::Param::Vocab);
+  options.originalVocab = vocab;
   options.onStage = [&](llvm::StringRef stage) { progress.update(stage); };
   std::optional<report::AdviseReport> rep =
       report::buildAdviseReport(*config, options, error);

@@ -43,6 +43,9 @@ struct AdviseOptions {
   int64_t originalVocab = 0;
   /// The findings that get a sweep, first ones first.
   size_t maxSweeps = 4;
+  /// What the driver changed or assumed before the analysis, one sentence
+  /// each (a vocabulary padded to a multiple of tp).
+  std::vector<std::string> notes;
   /// Called with each stage's name (the terminal's progress line).
   std::function<void(llvm::StringRef)> onStage;
 };
