@@ -10,6 +10,7 @@
 
 #include "Subcommands.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -36,9 +37,13 @@ const Entry kSubcommands[] = {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // tshape's options first; LLVM's own stay under --help-hidden.
-  cl::OptionCategory none("tshape options");
-  cl::HideUnrelatedOptions(none);
+  // tshape's options first; LLVM's own (every option of the top level but
+  // the generic ones) are hidden, not removed: --help-hidden lists them.
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (llvm::none_of(option->Categories, [](const cl::OptionCategory *c) {
+          return c->getName() == "Generic Options";
+        }))
+      option->setHiddenFlag(cl::Hidden);
   for (const Entry &e : kSubcommands)
     cl::HideUnrelatedOptions(e.category(), e.command());
 
