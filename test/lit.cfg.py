@@ -59,7 +59,9 @@ llvm_config.with_environment("PATH", config.tshape_tools_dir, append_path=True)
 
 tool_dirs = [config.tshape_tools_dir, config.llvm_tools_dir]
 tools = [
-    ToolSubst("tshape", unresolved="fatal"),
+    # The driver's name is also a word of paths (tshape/Model/...) and of
+    # quoted text: substitute it only as a command.
+    ToolSubst("tshape", unresolved="fatal", pre=".-^/\\<\"'", post="-./:_"),
     ToolSubst("tshape-opt", unresolved="fatal"),
     ToolSubst("tshape-translate", unresolved="fatal"),
     ToolSubst("tshape-calibrate", unresolved="fatal"),

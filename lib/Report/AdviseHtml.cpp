@@ -23,7 +23,7 @@ using svg::escape;
 namespace {
 
 constexpr const char kStyle[] = R"(
-body{font-family:sans-serif;margin:24px auto;max-width:1100px;color:#222;line-height:1.4}
+body{font-family:sans-serif;margin:24px auto;padding:0 16px;max-width:1100px;color:#222;line-height:1.4}
 h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}
 .sub{color:#555}.cards{display:flex;gap:12px;flex-wrap:wrap;margin:16px 0}
 .card{border:1px solid #ccc;border-radius:6px;padding:10px 14px;min-width:180px}

@@ -76,7 +76,7 @@ void svg::lineChart(llvm::raw_ostream &os, llvm::StringRef title,
                     llvm::StringRef xName, llvm::StringRef yName,
                     const std::vector<std::pair<double, double>> &points,
                     const std::vector<Marker> &markers) {
-  constexpr double W = 640, H = 300, L = 60, R = 20, T = 40, B = 46;
+  constexpr double W = 640, H = 316, L = 60, R = 20, T = 56, B = 46;
   const double pw = W - L - R, ph = H - T - B;
   double x0 = points.empty() ? 0 : points.front().first;
   double x1 = points.empty() ? 1 : points.back().first;
@@ -123,18 +123,23 @@ void svg::lineChart(llvm::raw_ostream &os, llvm::StringRef title,
             std::to_string(Y(y)).substr(0, 7) + " ";
   os << "<polyline fill=\"none\" stroke=\"" << kColors[0]
      << "\" stroke-width=\"1.5\" points=\"" << line << "\"/>\n";
+  // Each marker: a dashed vertical line, and its label in a legend row
+  // between the title and the plot (never over the curve).
+  double lx = L;
   for (size_t i = 0; i < markers.size(); ++i) {
     const Marker &m = markers[i];
     os << llvm::format("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" "
                        "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\" "
                        "stroke-dasharray=\"5,3\"/>\n",
                        X(m.x), T, X(m.x), T + ph, m.color)
-       << llvm::format("<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
-                       "text-anchor=\"%s\">",
-                       X(m.x) + (X(m.x) > L + pw / 2 ? -4 : 4),
-                       T + 14 + 14 * double(i), m.color,
-                       X(m.x) > L + pw / 2 ? "end" : "start")
+       << llvm::format("<line x1=\"%.1f\" y1=\"38\" x2=\"%.1f\" y2=\"38\" "
+                       "stroke=\"%s\" stroke-width=\"2\" "
+                       "stroke-dasharray=\"5,3\"/>\n",
+                       lx, lx + 18, m.color)
+       << llvm::format("<text x=\"%.1f\" y=\"42\" fill=\"%s\">", lx + 22,
+                       m.color)
        << escape(m.label) << "</text>\n";
+    lx += 40 + 7.0 * double(m.label.size());
   }
   os << "</svg>\n";
 }

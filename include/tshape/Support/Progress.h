@@ -2,8 +2,9 @@
 //
 // One status line on stderr for work that runs longer than about two
 // seconds (a large search, a sweep, a calibration, a plan search): shown
-// only when stderr is a terminal (llvm::sys::Process::
-// StandardErrIsDisplayed), so pipes, test logs and CI output never see it;
+// only when stderr is a terminal (isatty, what llvm::sys::Process::
+// StandardErrIsDisplayed tests on POSIX; Support stays free of LLVM for
+// the runtime-only build), so pipes, test logs and CI output never see it;
 // redrawn at most every quarter second; erased when done. Header-only.
 //
 //===----------------------------------------------------------------------===//
@@ -11,12 +12,13 @@
 #ifndef TSHAPE_SUPPORT_PROGRESS_H
 #define TSHAPE_SUPPORT_PROGRESS_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <string>
+#include <string_view>
+
+#include <unistd.h>
 
 namespace tshape {
 
@@ -27,17 +29,17 @@ public:
   /// `tool` leads the line ("tshape advise"). Nothing is drawn before
   /// `delaySeconds` have passed, nor more often than every
   /// `intervalSeconds`; `enabled` overrides the terminal test (tests).
-  explicit Progress(llvm::StringRef tool, double delaySeconds = 2.0,
+  explicit Progress(std::string_view tool, double delaySeconds = 2.0,
                     double intervalSeconds = 0.25,
-                    bool enabled = llvm::sys::Process::StandardErrIsDisplayed())
-      : tool(tool.str()), start(Clock::now()), delay(delaySeconds),
+                    bool enabled = isatty(STDERR_FILENO) != 0)
+      : tool(tool), start(Clock::now()), delay(delaySeconds),
         interval(intervalSeconds), enabled(enabled) {}
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;
   ~Progress() { done(); }
 
   /// The current stage, with `done` of `total` steps when total > 0.
-  void update(llvm::StringRef stage, int64_t done = 0, int64_t total = 0) {
+  void update(std::string_view stage, int64_t done = 0, int64_t total = 0) {
     if (!enabled)
       return;
     const Clock::time_point now = Clock::now();
@@ -46,17 +48,18 @@ public:
       return;
     last = now;
     drawn = true;
-    llvm::errs() << "\r\x1b[K" << tool << ": " << stage;
+    std::string line = "\r\x1b[K" + tool + ": " + std::string(stage);
     if (total > 0)
-      llvm::errs() << " (" << done << "/" << total << ")";
-    llvm::errs() << " ...";
-    llvm::errs().flush();
+      line += " (" + std::to_string(done) + "/" + std::to_string(total) + ")";
+    line += " ...";
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
   }
 
   /// Erases the line (when one was drawn).
   void done() {
     if (drawn)
-      llvm::errs() << "\r\x1b[K";
+      std::fputs("\r\x1b[K", stderr);
     drawn = false;
   }
 
