@@ -205,20 +205,7 @@ void gemmTable(llvm::raw_ostream &os, const AdviseReport &r) {
         "N x K</th><th>tile</th><th class=\"n\">waves</th><th class=\"n\">us "
         "each</th><th class=\"n\">TFLOP/s</th><th class=\"n\">loss</th><th>"
         "causes</th></tr>\n";
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<const advise::GemmRecord *, int64_t>> groups;
-  for (const advise::GemmRecord &g : r.analysis.records) {
-    std::string key = g.name + "/" + std::to_string(g.problem.batch) + "x" +
-                      std::to_string(g.problem.m) + "x" +
-                      std::to_string(g.problem.n) + "x" +
-                      std::to_string(g.problem.k);
-    auto [it, inserted] = groups.try_emplace(key, &g, 0);
-    if (inserted)
-      order.push_back(key);
-    ++it->second.second;
-  }
-  for (const std::string &key : order) {
-    auto [g, count] = groups[key];
+  for (auto [g, count] : mergedGemms(r.analysis.records)) {
     std::string causes;
     for (const std::string &c : g->causes)
       causes += (causes.empty() ? "" : "; ") + c;

@@ -32,6 +32,12 @@ struct AnalysisReport {
   int64_t skipped = 0; ///< contractions not analyzed
 };
 
+/// The GEMMs of `records` with identical layers merged: each distinct
+/// (name, batch x M x N x K) once, in program order, with its count. The
+/// GEMM tables of the Markdown and HTML reports.
+std::vector<std::pair<const advise::GemmRecord *, int64_t>>
+mergedGemms(const std::vector<advise::GemmRecord> &records);
+
 /// Predicts `records` on `target` and fills the whole report.
 AnalysisReport analyze(const target::GpuTarget &target, double threshold,
                        std::vector<advise::GemmRecord> records,
