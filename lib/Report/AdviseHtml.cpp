@@ -11,6 +11,7 @@
 
 #include "tshape/Report/AdviseReport.h"
 #include "tshape/Report/Svg.h"
+#include "tshape/Advise/Neighbourhood.h"
 
 #include "llvm/Support/Format.h"
 
@@ -91,6 +92,13 @@ void findings(llvm::raw_ostream &os, const AdviseReport &r) {
                            : 1)
        << "</b>); parameters " << s.paramsBefore << " &rarr; "
        << s.paramsAfter << ".</p>\n";
+  if (!s.bounded.empty()) {
+    os << "<p class=\"sub\">The search stopped at its bound for";
+    for (const std::string &b : s.bounded)
+      os << " " << escape(b);
+    os << " (the " << advise::kMaxCandidates
+       << " values nearest each).</p>\n";
+  }
   os << "<table><tr><th>parameter</th><th class=\"n\">before</th><th></th>"
         "<th class=\"n\">after</th><th class=\"n\">throughput alone</th>"
         "</tr>\n";

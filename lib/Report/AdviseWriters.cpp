@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Report/AdviseReport.h"
+#include "tshape/Advise/Neighbourhood.h"
 #include "tshape/Report/Writers.h"
 
 #include "llvm/Support/Format.h"
@@ -34,6 +35,18 @@ template <typename Model> llvm::json::Value embedded(const Model &model) {
 }
 
 double round3(double v) { return std::round(v * 1000) / 1000; }
+
+/// "; the search stopped at its bound for heads, ffn (the 512 values
+/// nearest each)" when it did, else "".
+std::string boundNote(const advise::SearchResult &s) {
+  if (s.bounded.empty())
+    return "";
+  std::string names;
+  for (const std::string &b : s.bounded)
+    names += (names.empty() ? "" : ", ") + b;
+  return "; the search stopped at its bound for " + names + " (the " +
+         std::to_string(advise::kMaxCandidates) + " values nearest each)";
+}
 
 std::string signedCount(int64_t v) {
   return (v >= 0 ? "+" : "") + std::to_string(v);
@@ -163,11 +176,12 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   } else if (r.search->changes.empty()) {
     os << llvm::format("No shape within %.1f%% of the parameters gains "
                        "enough: the model is kept (best candidate %+.1f%%; "
-                       "%lld shapes evaluated, %lld feasible).\n\n",
+                       "%lld shapes evaluated, %lld feasible)",
                        100 * r.options.paramTolerance,
                        100 * r.search->bestGain,
                        (long long)r.search->evaluated,
-                       (long long)r.search->feasible);
+                       (long long)r.search->feasible)
+       << boundNote(*r.search) << ".\n\n";
   } else {
     const advise::SearchResult &s = *r.search;
     os << "| parameter | before | after | throughput alone | parameters "
@@ -184,7 +198,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
     os << llvm::format("\nPredicted step %.1f -> %.1f us, %.0f -> %.0f "
                        "TFLOP/s (%.3fx); parameters %lld -> %lld (%+.3f%%), "
                        "within %.1f%%; %lld shapes evaluated, %lld "
-                       "feasible.\n\n",
+                       "feasible",
                        s.predBefore.us, s.predAfter.us,
                        s.predBefore.tflops(), s.predAfter.tflops(), gain(s),
                        (long long)s.paramsBefore, (long long)s.paramsAfter,
@@ -192,6 +206,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
                            double(s.paramsBefore),
                        100 * r.options.paramTolerance,
                        (long long)s.evaluated, (long long)s.feasible);
+    os << boundNote(s) << ".\n\n";
   }
   os << "## Megatron-LM arguments\n\n```\n" << r.megatronArguments
      << "\n```\n\n";
@@ -272,9 +287,10 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AdviseReport &r) {
     os << "optimized shape: the search failed: " << r.searchError << "\n";
   } else if (r.search->changes.empty()) {
     os << llvm::format("optimized shape: kept (the best candidate within "
-                       "%.1f%% parameters gains %.1f%%)\n",
+                       "%.1f%% parameters gains %.1f%%)",
                        100 * r.options.paramTolerance,
-                       100 * std::max(0.0, r.search->bestGain));
+                       100 * std::max(0.0, r.search->bestGain))
+       << boundNote(*r.search) << "\n";
   } else {
     const advise::SearchResult &s = *r.search;
     os << "optimized shape:";
@@ -282,10 +298,11 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AdviseReport &r) {
       os << " " << ch.parameter << " " << ch.before << " -> " << ch.after
          << (&ch == &s.changes.back() ? "" : ",");
     os << llvm::format(": predicted %.3fx (%.0f -> %.0f TFLOP/s), parameters "
-                       "%+.2f%%\n",
+                       "%+.2f%%",
                        gain(s), s.predBefore.tflops(), s.predAfter.tflops(),
                        100.0 * double(s.paramsAfter - s.paramsBefore) /
-                           double(s.paramsBefore));
+                           double(s.paramsBefore))
+       << boundNote(s) << "\n";
   }
   if (!r.files.empty()) {
     os << "wrote:";
