@@ -116,9 +116,21 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
                             r.planError);
   }
 
-  r.megatronArguments = megatronArguments(
-      r.result(), options.originalVocab ? options.originalVocab
-                                        : model::getParam(config,
-                                                          model::Param::Vocab));
+  // Megatron-LM trains: for a serving run its sequence is the served
+  // context (the kv length), not the step's one new token.
+  const int64_t vocab = options.originalVocab
+                            ? options.originalVocab
+                            : model::getParam(config, model::Param::Vocab);
+  model::ModelConfig trained = r.result();
+  const int64_t context = run.kvLength ? run.kvLength : trained.seq;
+  if (run.phase != model::Phase::Train)
+    model::setParam(trained, model::Param::Seq, context);
+  r.megatronArguments = megatronArguments(trained, vocab);
+  if (run.phase != model::Phase::Train)
+    r.megatronArguments += "\n# note: a " +
+                           std::string(model::phaseName(run.phase)) +
+                           " run: --seq-length is its context (" +
+                           std::to_string(context) +
+                           " tokens), --micro-batch-size its batch";
   return r;
 }
