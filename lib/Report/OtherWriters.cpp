@@ -57,16 +57,22 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
       for (const OptimizationReport::Function &f : r.functions)
         j.object([&] {
           j.attribute("name", f.name);
-          j.attributeArray("changes", [&] {
-            for (const advise::Change &ch : f.changes)
-              j.object([&] {
-                j.attribute("parameter", ch.parameter);
-                j.attribute("before", ch.before);
-                j.attribute("after", ch.after);
-                j.attribute("speedup_alone", round3(ch.speedup));
-                j.attribute("param_delta", ch.paramDelta);
-              });
-          });
+          auto changes = [&](const char *key,
+                             const std::vector<advise::Change> &list) {
+            j.attributeArray(key, [&] {
+              for (const advise::Change &ch : list)
+                j.object([&] {
+                  j.attribute("parameter", ch.parameter);
+                  j.attribute("before", ch.before);
+                  j.attribute("after", ch.after);
+                  j.attribute("speedup_alone", round3(ch.speedup));
+                  j.attribute("gain_in_result", round3(ch.gainInResult));
+                  j.attribute("param_delta", ch.paramDelta);
+                });
+            });
+          };
+          changes("changes", f.changes);
+          changes("dropped", f.dropped);
           auto side = [&](const char *key,
                           const OptimizationReport::Side &s) {
             j.attributeObject(key, [&] {
@@ -105,12 +111,18 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
     }
     if (f.changes.empty())
       continue;
-    os << "| parameter | before | after | speed-up alone | parameter delta "
-          "|\n| --- | ---: | ---: | ---: | ---: |\n";
+    os << "| parameter | before | after | speed-up alone | gain in result "
+          "| parameter delta |\n| --- | ---: | ---: | ---: | ---: | ---: |\n";
     for (const advise::Change &ch : f.changes)
       os << "| " << ch.parameter << " | " << ch.before << " | " << ch.after
          << " | " << llvm::format("%.3fx", ch.speedup) << " | "
+         << llvm::format("%.3fx", ch.gainInResult) << " | "
          << signedCount(ch.paramDelta) << " |\n";
+    for (const advise::Change &ch : f.dropped)
+      os << "\nDropped: " << ch.parameter << " " << ch.before << " -> "
+         << ch.after << " added only "
+         << llvm::format("%.3fx", ch.gainInResult) << " to the others for "
+         << signedCount(ch.paramDelta) << " parameters.\n";
     os << "\n### Before\n\n"
        << render(f.before.analysis, true) << "\n### After\n\n"
        << render(f.after.analysis, true);

@@ -133,6 +133,30 @@ struct TShapeOptimizeShapesPass
           ms << ", " << signedCount(ch.paramDelta) << " parameters ("
              << llvm::format("%+.3f%%",
                              100.0 * ch.paramDelta / res->paramsBefore)
+             << "); ";
+          if (ch.gainInResult <= 0)
+            ms << "needed by the other changes";
+          else
+            ms << llvm::format("%.3fx", ch.gainInResult)
+               << " added to the other changes";
+          if (ch.gainInResult > 0 && ch.gainInResult < 1 + minGain &&
+              ch.aligns)
+            ms << " (below min-gain, kept: it puts " << ch.parameter
+               << " on the target's best alignment of "
+               << tgt->bestAlignBytes << " bytes)";
+          fn.emitRemark(ms.str());
+        }
+        for (const Change &ch : res->dropped) {
+          std::string m;
+          llvm::raw_string_ostream ms(m);
+          ms << passPrefix(*this) << ch.parameter << " " << ch.before
+             << " -> " << ch.after << " dropped: it adds only "
+             << llvm::format("%.3fx", ch.gainInResult)
+             << " to the other changes, below min-gain "
+             << llvm::format("%.1f%%", 100 * minGain.getValue()) << ", for "
+             << signedCount(ch.paramDelta) << " parameters ("
+             << llvm::format("%+.3f%%",
+                             100.0 * ch.paramDelta / res->paramsBefore)
              << ")";
           fn.emitRemark(ms.str());
         }
@@ -156,6 +180,7 @@ struct TShapeOptimizeShapesPass
       f.name = fn.getName().str();
       f.summary = summary;
       f.changes = res->changes;
+      f.dropped = res->dropped;
       f.evaluated = res->evaluated;
       f.feasible = res->feasible;
       f.bounded = res->bounded;

@@ -14,6 +14,7 @@
 #include "tshape/Predict/Calibration.h"
 #include "tshape/Report/AccuracyReport.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -27,40 +28,44 @@ using namespace tshape::predict;
 namespace cl = llvm::cl;
 
 namespace {
+/// The tool's own options, shown first by --help (LLVM's are hidden:
+/// --help-hidden lists them).
+cl::OptionCategory calibrateCat("tshape-calibrate options");
 cl::list<std::string> inputs(cl::Positional, cl::desc("<measurements.csv>..."),
-                             cl::OneOrMore);
+                             cl::OneOrMore, cl::cat(calibrateCat));
 cl::opt<std::string>
     targetName("target",
                cl::desc("built-in target to start from (default: h100-sxm)"),
-               cl::init("h100-sxm"));
+               cl::init("h100-sxm"), cl::cat(calibrateCat));
 cl::opt<std::string> targetFile("target-file",
                                 cl::desc("target file to start from instead"),
-                                cl::init(""));
+                                cl::init(""), cl::cat(calibrateCat));
 cl::opt<std::string> clusterName(
     "cluster",
     cl::desc("for NCCL collective rows: the built-in cluster whose node "
              "tier to fit (default: the target's, e.g. dgx-h100)"),
-    cl::init(""));
+    cl::init(""), cl::cat(calibrateCat));
 cl::opt<std::string> clusterFile("cluster-file",
                                  cl::desc("cluster file to start from "
                                           "instead"),
-                                 cl::init(""));
+                                 cl::init(""), cl::cat(calibrateCat));
 cl::opt<bool> uncalibratedOpt(
     "uncalibrated",
     cl::desc("start from the target's constants as they were before "
-             "calibration (the datasheet figures and the model's guesses)"));
-cl::opt<std::string> dtypeOpt(
-    "dtype", cl::desc("fit only rows of this dtype (default: all)"),
-    cl::init(""));
+             "calibration (the datasheet figures and the model's guesses)"),
+    cl::cat(calibrateCat));
+cl::opt<std::string>
+    dtypeOpt("dtype", cl::desc("fit only rows of this dtype (default: all)"),
+             cl::init(""), cl::cat(calibrateCat));
 cl::opt<std::string> output("o",
                             cl::desc("write the fitted target file here "
                                      "(default: stdout)"),
-                            cl::init("-"));
+                            cl::init("-"), cl::cat(calibrateCat));
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("also write the fit report: a .json file, a .md file, or - "
              "for Markdown on stdout (needs -o FILE; docs/report-schema.md)"),
-    cl::init(""));
+    cl::init(""), cl::cat(calibrateCat));
 
 /// The tool's name, the start of each line it writes to stderr.
 constexpr const char kTool[] = "tshape-calibrate";
@@ -139,6 +144,7 @@ int main(int argc, char **argv) {
       "Input: any table tshape-predict reads (docs/predict.md) with a "
       "measured_us or\nlatency_us column, e.g. tshape-bench-gemms output "
       "(batch,m,n,k,dtype,trans_a,trans_b,measured_us).\n";
+  tshape::showOnlyOwnOptions({&calibrateCat});
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (reportPath == "-" && output == "-")
     return fail("--report=- and the fitted target (-o, default stdout) "

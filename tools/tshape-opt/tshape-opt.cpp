@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/InitAll.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -23,6 +24,10 @@ int main(int argc, char **argv) {
   tshape::test::registerTestGemmConsistencyPass();
   tshape::test::registerTestKernelTablePass();
   tshape::test::registerTestBlock(registry);
+  // --help lists the passes and mlir-opt's options; the options of LLVM's
+  // code generators, linked in but unrelated, stay under --help-hidden.
+  // MlirOptMain registers its own options after this, so they stay shown.
+  tshape::showOnlyOwnOptions({});
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tshape optimizer: transformer shapes to efficient GEMMs\n",
       registry));

@@ -22,6 +22,7 @@
 #include "tshape/Interop/Megatron.h"
 #include "tshape/Report/PlanReport.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -317,7 +318,7 @@ int runHardware(int argc, char **argv, model::DType dtype) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&planCat, &planhw::category()});
+  tshape::showOnlyOwnOptions({&planCat, &planhw::category()});
   const std::string overview =
       std::string(kTool) +
       ": evaluate or search training plans and print the Megatron-LM "

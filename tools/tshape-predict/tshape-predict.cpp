@@ -19,6 +19,7 @@
 #include "tshape/Predict/Accuracy.h"
 #include "tshape/Report/AccuracyReport.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -34,51 +35,56 @@ using namespace tshape::predict;
 namespace cl = llvm::cl;
 
 namespace {
+/// The tool's own options, shown first by --help (LLVM's are hidden:
+/// --help-hidden lists them).
+cl::OptionCategory predictCat("tshape-predict options");
 cl::list<std::string> inputs(cl::Positional, cl::desc("<kernels.csv>..."),
-                             cl::OneOrMore);
+                             cl::OneOrMore, cl::cat(predictCat));
 cl::opt<std::string> targetName(
     "target",
     cl::desc("built-in target (default: the one each row's `gpu` column "
              "names: a100-sxm, h100-sxm, b200)"),
-    cl::init(""));
+    cl::init(""), cl::cat(predictCat));
 cl::opt<std::string> targetFile("target-file",
                                 cl::desc("target file to use instead"),
-                                cl::init(""));
+                                cl::init(""), cl::cat(predictCat));
 cl::opt<std::string> clusterName(
     "cluster",
     cl::desc("built-in cluster for collective rows (default: the one of "
              "each row's target: dgx-a100, dgx-h100, dgx-b200, ...)"),
-    cl::init(""));
+    cl::init(""), cl::cat(predictCat));
 cl::opt<std::string> clusterFile("cluster-file",
                                  cl::desc("cluster file to use instead "
                                           "(docs/clusters.md)"),
-                                 cl::init(""));
+                                 cl::init(""), cl::cat(predictCat));
 cl::opt<bool> uncalibrated(
     "uncalibrated",
     cl::desc("use the target's datasheet figures with the model constants "
              "as they were before calibration (for before/after figures); "
-             "for collectives, the cluster's node-tier constants"));
+             "for collectives, the cluster's node-tier constants"),
+    cl::cat(predictCat));
 cl::opt<std::string> output(
     "o",
     cl::desc("write the rows with predicted_us here (default: stdout; with "
              "--compare or --report, not written unless -o is given)"),
-    cl::init(""));
+    cl::init(""), cl::cat(predictCat));
 cl::opt<bool> compare("compare",
                       cl::desc("print the error against the measured "
-                               "column, per file and regime"));
+                               "column, per file and regime"),
+                      cl::cat(predictCat));
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("write the --compare figures as a report: a .json file, a .md "
              "file, or - for Markdown on stdout (docs/report-schema.md)"),
-    cl::init(""));
+    cl::init(""), cl::cat(predictCat));
 cl::opt<std::string> partOpt(
     "part",
     cl::desc("compare and write only the rows of this part of the shape "
              "split: all, fit, held-out (default: all)"),
-    cl::init("all"));
-cl::opt<std::string> dtypeOpt("dtype",
-                              cl::desc("compare and write only rows of this dtype"),
-                              cl::init(""));
+    cl::init("all"), cl::cat(predictCat));
+cl::opt<std::string>
+    dtypeOpt("dtype", cl::desc("compare and write only rows of this dtype"),
+             cl::init(""), cl::cat(predictCat));
 
 /// The tool's name, the start of each line it writes to stderr.
 constexpr const char kTool[] = "tshape-predict";
@@ -173,6 +179,7 @@ int main(int argc, char **argv) {
       "cluster, with an optional latency_us or\nmeasured_us column, and "
       "writes each row back with predicted_us appended.\nSee "
       "docs/predict.md.\n";
+  tshape::showOnlyOwnOptions({&predictCat});
   cl::ParseCommandLineOptions(argc, argv, overview);
   std::optional<Part> part;
   for (Part p : {Part::All, Part::Fit, Part::HeldOut})

@@ -5,29 +5,34 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
-#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Interop/HFConfig.h"
 #include "tshape/Interop/Megatron.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 
 namespace {
-llvm::cl::OptionCategory importCat("Hugging Face import options");
+llvm::cl::OptionCategory
+    importCat("Config import options (--import-hf-config)");
 llvm::cl::opt<int64_t> seqOpt("seq",
                               llvm::cl::desc("sequence length s (default: 2048)"),
                               llvm::cl::init(2048), llvm::cl::cat(importCat));
@@ -91,7 +96,8 @@ llvm::cl::opt<std::string>
             llvm::cl::desc("function name (default: the config file name without extension)"),
             llvm::cl::init(""), llvm::cl::cat(importCat));
 
-llvm::cl::OptionCategory exportCat("Hugging Face export options");
+llvm::cl::OptionCategory
+    exportCat("Config export options (--export-hf-config)");
 llvm::cl::opt<std::string>
     baseOpt("base",
             llvm::cl::desc("with --export-hf-config: the original config.json; "
@@ -258,23 +264,23 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
   tshape::ImportOptions opts;
   auto dtype = tshape::model::parseDType(dtypeOpt);
   if (!dtype) {
-    emitError(UnknownLoc::get(ctx))
+    tshape::toolError("tshape-translate")
         << "--dtype: unknown element type '" << dtypeOpt.getValue()
-        << "' (expected bf16, fp16, fp32, tf32 or fp8)";
+        << "' (expected bf16, fp16, fp32, tf32 or fp8)\n";
     return nullptr;
   }
   for (auto [name, v] : {std::pair<const char *, int64_t>{"--seq", seqOpt},
                          {"--microbatch", microbatchOpt},
                          {"--tp", tpOpt}})
     if (v <= 0) {
-      emitError(UnknownLoc::get(ctx))
-          << name << " must be positive, got " << v;
+      tshape::toolError("tshape-translate")
+          << name << " must be positive, got " << v << "\n";
       return nullptr;
     }
   std::string runError;
   auto run = importRunShape(runError);
   if (!run) {
-    emitError(UnknownLoc::get(ctx)) << runError;
+    tshape::toolError("tshape-translate") << runError << "\n";
     return nullptr;
   }
   opts.dtype = *dtype;
@@ -326,5 +332,20 @@ int main(int argc, char **argv) {
       [](DialectRegistry &registry) {
         registry.insert<tshape::TShapeDialect, func::FuncDialect>();
       });
-  return failed(mlirTranslateMain(argc, argv, "tshape translation tool"));
+  // --help shows the import and export options, the translations and
+  // mlirTranslateMain's file options; LLVM's options, and MLIR's printing
+  // and timing options (registered here first so that they are hidden
+  // too), stay under --help-hidden.
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  tshape::showOnlyOwnOptions({&importCat, &exportCat});
+  return failed(mlirTranslateMain(
+      argc, argv,
+      "tshape-translate: Hugging Face config.json <-> tshape IR\n\n"
+      "  tshape-translate --import-hf-config config.json [--seq N] "
+      "[--microbatch N] [--tp N] [--phase=train|prefill|decode] -o model.mlir\n"
+      "  tshape-translate --export-hf-config model.mlir [--base "
+      "config.json] [--megatron]\n\n"
+      "See docs/importer.md."));
 }

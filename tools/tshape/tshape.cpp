@@ -10,7 +10,8 @@
 
 #include "Subcommands.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include "tshape/Tools/ToolOptions.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -20,7 +21,7 @@ using namespace tshape::driver;
 namespace cl = llvm::cl;
 
 int tshape::driver::fail(const std::string &message) {
-  llvm::errs() << kTool << ": error: " << message << "\n";
+  tshape::toolError(kTool) << message << "\n";
   return 1;
 }
 
@@ -39,11 +40,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // tshape's options first; LLVM's own (every option of the top level but
   // the generic ones) are hidden, not removed: --help-hidden lists them.
-  for (auto &[name, option] : cl::getRegisteredOptions())
-    if (llvm::none_of(option->Categories, [](const cl::OptionCategory *c) {
-          return c->getName() == "Generic Options";
-        }))
-      option->setHiddenFlag(cl::Hidden);
+  tshape::showOnlyOwnOptions({});
   for (const Entry &e : kSubcommands)
     cl::HideUnrelatedOptions(e.category(), e.command());
 

@@ -60,6 +60,14 @@ struct Change {
   int64_t before = 0, after = 0;
   double speedup = 1;     ///< throughput ratio with this change alone
   int64_t paramDelta = 0; ///< with this change alone
+  /// What the change adds to the result: the result's throughput over that
+  /// of the result without it (0 when the result without it breaks a rule).
+  /// A kept change adds at least min-gain; a dropped one added less.
+  double gainInResult = 1;
+  /// The change puts a size on the target's best alignment (128 bytes from
+  /// Ampere on). Such a change stays even when it adds less than min-gain:
+  /// it is the paper's guideline, and it costs nothing the model can price.
+  bool aligns = false;
 };
 
 struct SearchResult {
@@ -67,6 +75,9 @@ struct SearchResult {
   StepPrediction predBefore, predAfter;
   int64_t paramsBefore = 0, paramsAfter = 0;
   std::vector<Change> changes; ///< empty: keep the model
+  /// Changes of the best shape found that were undone because each added
+  /// less than min-gain to the others (`gainInResult`), most useless first.
+  std::vector<Change> dropped;
   int64_t evaluated = 0;       ///< candidate shapes predicted
   /// Parameters whose candidate list stopped at its bound (kMaxCandidates
   /// nearest values, Neighbourhood.h); empty when none did.

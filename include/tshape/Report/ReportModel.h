@@ -54,6 +54,8 @@ struct OptimizationReport {
     std::string name;
     std::string summary; ///< the pass's one-line result
     std::vector<advise::Change> changes;
+    /// Changes undone because each added less than min-gain.
+    std::vector<advise::Change> dropped;
     Side before, after;
     int64_t evaluated = 0, feasible = 0;
     /// Parameters whose candidates stopped at the search's bound.
