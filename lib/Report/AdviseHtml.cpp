@@ -101,7 +101,7 @@ void findings(llvm::raw_ostream &os, const AdviseReport &r) {
   }
   os << "<table><tr><th>parameter</th><th class=\"n\">before</th><th></th>"
         "<th class=\"n\">after</th><th class=\"n\">throughput alone</th>"
-        "</tr>\n";
+        "<th class=\"n\">gain in result</th></tr>\n";
   for (model::Param p : model::allParams()) {
     const model::ParamInfo &info = model::paramInfo(p);
     if (info.kind != model::ParamKind::Hyperparam)
@@ -121,9 +121,17 @@ void findings(llvm::raw_ostream &os, const AdviseReport &r) {
        << (ch ? (ch->speedup > 0 ? num("%.3fx", ch->speedup)
                                  : std::string("with the others"))
               : std::string(""))
+       << "</td><td class=\"n\">"
+       << (ch ? num("%.3fx", ch->gainInResult) : std::string(""))
        << "</td></tr>\n";
   }
   os << "</table>\n";
+  for (const advise::Change &ch : s.dropped)
+    os << "<p class=\"sub\">Dropped: " << escape(ch.parameter) << " "
+       << ch.before << " &rarr; " << ch.after << " added only "
+       << num("%.3fx", ch.gainInResult) << " to the others for "
+       << (ch.paramDelta >= 0 ? "+" : "") << ch.paramDelta
+       << " parameters.</p>\n";
 }
 
 void timeSection(llvm::raw_ostream &os, const AdviseReport &r) {

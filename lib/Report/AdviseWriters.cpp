@@ -107,16 +107,8 @@ void tshape::report::writeJson(llvm::raw_ostream &os, const AdviseReport &r) {
       }
       const advise::SearchResult &s = *r.search;
       j.attribute("kept", s.changes.empty());
-      j.attributeArray("changes", [&] {
-        for (const advise::Change &ch : s.changes)
-          j.object([&] {
-            j.attribute("parameter", ch.parameter);
-            j.attribute("before", ch.before);
-            j.attribute("after", ch.after);
-            j.attribute("speedup_alone", round3(ch.speedup));
-            j.attribute("param_delta", ch.paramDelta);
-          });
-      });
+      writeChangesJson(j, "changes", s.changes);
+      writeChangesJson(j, "dropped", s.dropped);
       j.attribute("step_us_before", round3(s.predBefore.us));
       j.attribute("step_us_after", round3(s.predAfter.us));
       j.attribute("tflops_before", round3(s.predBefore.tflops()));
@@ -184,8 +176,8 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
        << boundNote(*r.search) << ".\n\n";
   } else {
     const advise::SearchResult &s = *r.search;
-    os << "| parameter | before | after | throughput alone | parameters "
-          "|\n| --- | ---: | ---: | ---: | ---: |\n";
+    os << "| parameter | before | after | throughput alone | gain in result "
+          "| parameters |\n| --- | ---: | ---: | ---: | ---: | ---: |\n";
     for (const advise::Change &ch : s.changes) {
       os << "| " << ch.parameter << " | " << ch.before << " | " << ch.after
          << " | ";
@@ -193,8 +185,14 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
         os << llvm::format("%.3fx", ch.speedup);
       else
         os << "only with the others";
-      os << " | " << signedCount(ch.paramDelta) << " |\n";
+      os << " | " << llvm::format("%.3fx", ch.gainInResult) << " | "
+         << signedCount(ch.paramDelta) << " |\n";
     }
+    for (const advise::Change &ch : s.dropped)
+      os << "\nDropped: " << ch.parameter << " " << ch.before << " -> "
+         << ch.after << " added only "
+         << llvm::format("%.3fx", ch.gainInResult) << " to the others for "
+         << signedCount(ch.paramDelta) << " parameters.\n";
     os << llvm::format("\nPredicted step %.1f -> %.1f us, %.0f -> %.0f "
                        "TFLOP/s (%.3fx); parameters %lld -> %lld (%+.3f%%), "
                        "within %.1f%%; %lld shapes evaluated, %lld "
@@ -303,6 +301,12 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AdviseReport &r) {
                        100.0 * double(s.paramsAfter - s.paramsBefore) /
                            double(s.paramsBefore))
        << boundNote(s) << "\n";
+    for (const advise::Change &ch : s.dropped)
+      os << llvm::format("  dropped: %s %lld -> %lld (adds only %.3fx for "
+                         "%+lld parameters)\n",
+                         ch.parameter.c_str(), (long long)ch.before,
+                         (long long)ch.after, ch.gainInResult,
+                         (long long)ch.paramDelta);
   }
   if (!r.files.empty()) {
     os << "wrote:";

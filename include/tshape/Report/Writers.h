@@ -56,6 +56,12 @@ void writeGuidelinesJson(llvm::json::OStream &j,
 void writeGuidelinesMarkdown(llvm::raw_ostream &os,
                              const std::vector<advise::Guideline> &guidelines);
 
+/// A shape search's changes (or dropped changes) as the array `key` of an
+/// open JSON object: parameter, before, after, speedup_alone,
+/// gain_in_result, param_delta. The optimization and advise reports.
+void writeChangesJson(llvm::json::OStream &j, llvm::StringRef key,
+                      const std::vector<advise::Change> &changes);
+
 /// The terminal views: tshape-predict --compare's lines for one file of
 /// `r`, and tshape-calibrate's summary on stderr.
 void writeText(llvm::raw_ostream &os, const AccuracyReport &r, size_t file);
