@@ -3,8 +3,9 @@
 #   make demo    install what is missing, build, import the bundled GPT-3
 #                2.7B config, lower it to linalg, summarize its GEMMs and
 #                analyze them on an H100 (DEMO_TARGET=... for another GPU)
-#   make check   install what is missing, build, run the lit suite and the
-#                unit tests
+#                and run tshape advise on it (report in $(BUILD)/demo-advise)
+#   make check   install what is missing (and Chromium, for the browser
+#                test), build, run the lit suite and the unit tests
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 TSHAPE_OPT = $(BUILD)/bin/tshape-opt
@@ -46,8 +47,12 @@ demo: build
 	@echo "== efficiency analysis on $(DEMO_TARGET) (JSON: $(BUILD)/demo.report.json) =="
 	$(TSHAPE_OPT) $(BUILD)/demo.linalg.mlir --tshape-gemm-analysis="target=$(DEMO_TARGET) remarks=none report=$(BUILD)/demo.report.json" -o /dev/null
 	$(TSHAPE_OPT) $(BUILD)/demo.linalg.mlir --tshape-gemm-analysis="target=$(DEMO_TARGET) remarks=none report=-" -o /dev/null
+	@echo
+	@echo "== the whole path in one command: tshape advise (open $(BUILD)/demo-advise/report.html) =="
+	$(BUILD)/bin/tshape advise $(DEMO_CONFIG) --target=$(DEMO_TARGET) -o $(BUILD)/demo-advise
 
 check: build
+	@BROWSER=1 bash scripts/setup.sh
 	cmake --build $(BUILD) --target check-tshape
 	cd $(BUILD) && ctest --output-on-failure
 

@@ -7,6 +7,11 @@ PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
       cmake ninja-build lld ccache g++ libgtest-dev python3)
 
 missing=()
+# make check also renders tshape advise's HTML report in a headless browser
+# (test/Advise/browser.test); make demo never installs it.
+if [ "${BROWSER:-0}" = 1 ]; then
+  PKGS+=(chromium)
+fi
 # make fuzz also needs clang and its libFuzzer runtime.
 if [ "${FUZZ:-0}" = 1 ]; then
   PKGS+=(clang-22 libclang-rt-22-dev)

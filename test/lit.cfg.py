@@ -59,6 +59,9 @@ llvm_config.with_environment("PATH", config.tshape_tools_dir, append_path=True)
 
 tool_dirs = [config.tshape_tools_dir, config.llvm_tools_dir]
 tools = [
+    # The driver's name is also a word of paths (tshape/Model/...) and of
+    # quoted text: substitute it only as a command.
+    ToolSubst("tshape", unresolved="fatal", pre=".-^/\\<\"'", post="-./:_"),
     ToolSubst("tshape-opt", unresolved="fatal"),
     ToolSubst("tshape-translate", unresolved="fatal"),
     ToolSubst("tshape-calibrate", unresolved="fatal"),
@@ -86,6 +89,15 @@ hf_configs = os.path.join(os.path.dirname(config.tshape_src_root), "shared",
 if os.path.isdir(hf_configs):
     config.available_features.add("hf-configs")
 config.substitutions.append(("%hfconfigs", hf_configs))
+
+# A headless browser renders tshape advise's HTML report (test/Advise):
+# Debian's chromium (scripts/setup.sh installs it for make check).
+# Tests that use it say `REQUIRES: chromium`.
+import shutil
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
 
 if config.tshape_unittests:
     config.available_features.add("unittests")

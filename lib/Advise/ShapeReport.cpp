@@ -350,6 +350,22 @@ int64_t implicitHeadDim(const model::Bindings &env) {
 }
 } // namespace
 
+std::optional<ShapeAnalysis::Change>
+ShapeAnalysis::price(const std::vector<GemmRecord> &records, Param p,
+                     int64_t to) {
+  std::map<std::string, std::pair<const GemmRecord *, int64_t>> groups;
+  for (const GemmRecord &r : records)
+    if (sizedBy(r, p))
+      ++groups.try_emplace(shapeKey(r), &r, 0).first->second.second;
+  std::vector<std::pair<const GemmRecord *, int64_t>> members;
+  for (auto &[key, member] : groups)
+    members.push_back(member);
+  Change ch;
+  if (!evaluate(members, p, to, ch))
+    return std::nullopt;
+  return ch;
+}
+
 std::vector<Finding>
 ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
   std::vector<Finding> out;
@@ -433,9 +449,8 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
         Change ch;
         if (!evaluate(members, p, c, ch))
           continue;
-        double speedup = (ch.flops / ch.us) / (ch.baseFlops / ch.baseUs);
-        scored.push_back(
-            {c, speedup, ch.baseUs - ch.us * (ch.baseFlops / ch.flops)});
+        double speedup = ch.speedup();
+        scored.push_back({c, speedup, ch.savedUs()});
         top = std::max(top, speedup);
       }
       // The smallest change among those within 1% of the best throughput.

@@ -187,6 +187,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
           j.attribute("reason", f.reason);
         });
     });
+    writeGuidelinesJson(j, rep.guidelines);
   });
   os << "\n";
 }
@@ -240,25 +241,14 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   if (t.layers)
     os << llvm::format(" Per layer: %.1f us over %lld layers.", t.perLayerUs,
                        (long long)t.layers);
-  os << "\n\n## GEMMs (identical shapes across layers merged)\n\n"
+  os << "\n\n";
+  writeGuidelinesMarkdown(os, rep.guidelines);
+  os << "## GEMMs (identical shapes across layers merged)\n\n"
      << "| GEMM | count | batch x M x N x K | tile | waves | tile/K/wave "
         "eff. | bound | us each | TFLOP/s | loss | causes |\n"
      << "| --- | ---: | --- | --- | ---: | --- | --- | ---: | ---: | ---: | "
         "--- |\n";
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<const GemmRecord *, int64_t>> groups;
-  for (const GemmRecord &r : records) {
-    std::string key = r.name + "/" + std::to_string(r.problem.batch) + "x" +
-                      std::to_string(r.problem.m) + "x" +
-                      std::to_string(r.problem.n) + "x" +
-                      std::to_string(r.problem.k);
-    auto [it, inserted] = groups.try_emplace(key, &r, 0);
-    if (inserted)
-      order.push_back(key);
-    ++it->second.second;
-  }
-  for (const std::string &key : order) {
-    auto [r, count] = groups[key];
+  for (auto [r, count] : mergedGemms(records)) {
     const GemmEstimate &e = r->estimate;
     std::string causes;
     for (const std::string &c : r->causes)

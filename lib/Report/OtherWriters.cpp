@@ -47,6 +47,22 @@ std::string layerRange(const SummaryReport::Group &g) {
 // tshape-optimize-shapes
 //===----------------------------------------------------------------------===//
 
+void tshape::report::writeChangesJson(
+    llvm::json::OStream &j, llvm::StringRef key,
+    const std::vector<advise::Change> &changes) {
+  j.attributeArray(key, [&] {
+    for (const advise::Change &ch : changes)
+      j.object([&] {
+        j.attribute("parameter", ch.parameter);
+        j.attribute("before", ch.before);
+        j.attribute("after", ch.after);
+        j.attribute("speedup_alone", round3(ch.speedup));
+        j.attribute("gain_in_result", round3(ch.gainInResult));
+        j.attribute("param_delta", ch.paramDelta);
+      });
+  });
+}
+
 void tshape::report::writeJson(llvm::raw_ostream &os,
                                const OptimizationReport &r) {
   llvm::json::OStream j(os);
@@ -57,22 +73,8 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
       for (const OptimizationReport::Function &f : r.functions)
         j.object([&] {
           j.attribute("name", f.name);
-          auto changes = [&](const char *key,
-                             const std::vector<advise::Change> &list) {
-            j.attributeArray(key, [&] {
-              for (const advise::Change &ch : list)
-                j.object([&] {
-                  j.attribute("parameter", ch.parameter);
-                  j.attribute("before", ch.before);
-                  j.attribute("after", ch.after);
-                  j.attribute("speedup_alone", round3(ch.speedup));
-                  j.attribute("gain_in_result", round3(ch.gainInResult));
-                  j.attribute("param_delta", ch.paramDelta);
-                });
-            });
-          };
-          changes("changes", f.changes);
-          changes("dropped", f.dropped);
+          writeChangesJson(j, "changes", f.changes);
+          writeChangesJson(j, "dropped", f.dropped);
           auto side = [&](const char *key,
                           const OptimizationReport::Side &s) {
             j.attributeObject(key, [&] {

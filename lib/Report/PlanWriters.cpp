@@ -7,6 +7,7 @@
 
 #include "tshape/Report/PlanReport.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/Interop/Megatron.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -23,6 +24,62 @@ double PlanReport::peakGiB() const {
 
 bool PlanReport::fits() const {
   return memoryCapacityGiB <= 0 || peakGiB() <= memoryCapacityGiB;
+}
+
+namespace {
+std::string n(int64_t v) { return std::to_string(v); }
+} // namespace
+
+cost::StateBytes tshape::report::stateBytes(model::DType dtype) {
+  if (dtype == model::DType::FP16)
+    return {2, 2, 16};
+  if (dtype == model::DType::FP32)
+    return {4, 4, 8};
+  return {};
+}
+
+std::optional<PlanReport> tshape::report::evaluatePlan(
+    const std::string &modelName, const model::ModelConfig &config,
+    const cost::TrainingPlan &plan, const target::GpuTarget &target,
+    const cost::Cluster &cluster, int64_t world, int64_t originalVocab,
+    std::string &error) {
+  std::optional<MegatronLaunch> launch =
+      megatronLaunch(config, originalVocab, plan, &error);
+  if (!launch) {
+    error = "Megatron-LM would reject this plan: " + error;
+    return std::nullopt;
+  }
+  // Megatron-LM turns sequence parallelism off at tp 1: price what it runs.
+  cost::TrainingPlan priced = plan;
+  priced.sequenceParallel = plan.sequenceParallel && config.parallel.tp > 1;
+  std::optional<cost::StepEstimate> step =
+      cost::estimateStep(config, priced, target, cluster, {}, &error);
+  if (!step)
+    return std::nullopt;
+  PlanReport r;
+  r.model = modelName;
+  r.target = target.name;
+  r.cluster = cluster.name;
+  r.memoryCapacityGiB = target.memoryGiB;
+  r.gpus = world;
+  r.config = config;
+  r.plan = priced;
+  r.step = *step;
+  r.megatronArguments = launch->arguments;
+  r.megatronCommand = launch->command(world, cluster.gpusPerNode);
+  r.megatronNotes = launch->notes;
+  const int64_t padded = getParam(config, model::Param::Vocab);
+  if (padded != originalVocab)
+    r.megatronNotes.insert(r.megatronNotes.begin(),
+                           "vocab " + n(originalVocab) + " padded to " +
+                               n(padded) + ", a multiple of " +
+                               n(kMegatronVocabDivisibleBy) + " x tp " +
+                               n(config.parallel.tp) +
+                               ", as Megatron-LM pads it by default");
+  if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
+    r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
+                              n(cluster.gpusPerNode) + "-GPU nodes");
+  return r;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Report/HardwareReport.h"
+#include "tshape/Report/Svg.h"
 
 #include "llvm/Support/Format.h"
 
@@ -27,28 +28,6 @@ std::string csvField(const std::string &s) {
   return q + "\"";
 }
 
-std::string xml(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  return out;
-}
-
 /// "175B", "1.3T", "350M".
 std::string paramsLabel(double p) {
   char buf[32];
@@ -61,8 +40,8 @@ std::string paramsLabel(double p) {
   return buf;
 }
 
-const char *const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                               "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+using svg::escape;
+using svg::kColors;
 } // namespace
 
 void tshape::report::writeCsv(llvm::raw_ostream &os,
@@ -126,7 +105,7 @@ void tshape::report::writeSvg(llvm::raw_ostream &os,
      << "<title>Communication share of the step: tshape-plan --project ("
      << advise::scalingRuleName(r.rule) << ")</title>\n";
   if (!rep.command.empty())
-    os << "<desc>" << xml(rep.command) << "</desc>\n";
+    os << "<desc>" << escape(rep.command) << "</desc>\n";
   os << llvm::format("<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
                      W, H);
   // Pati et al.'s range.
@@ -168,7 +147,7 @@ void tshape::report::writeSvg(llvm::raw_ostream &os,
   // One colour per hardware choice: in all (solid, circles), exposed
   // (dashed, squares).
   for (size_t h = 0; h < r.hardware.size(); ++h) {
-    const char *color = kColors[h % std::size(kColors)];
+    const char *color = kColors[h % svg::kNumColors];
     for (bool exposed : {false, true}) {
       std::string points;
       for (const advise::ProjectionPoint &p : r.points) {
@@ -198,7 +177,7 @@ void tshape::report::writeSvg(llvm::raw_ostream &os,
                        "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
                        L + pw + 15, ly, L + pw + 40, ly, color)
        << llvm::format("<text x=\"%.1f\" y=\"%.1f\">", L + pw + 46, ly + 4)
-       << xml(r.hardware[h]) << "</text>\n";
+       << escape(r.hardware[h]) << "</text>\n";
   }
   const double ly = T + 20 + 20 * double(r.hardware.size());
   os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "

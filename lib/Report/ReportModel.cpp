@@ -2,6 +2,8 @@
 
 #include "tshape/Report/ReportModel.h"
 
+#include <map>
+
 using namespace tshape;
 using namespace tshape::report;
 
@@ -16,7 +18,25 @@ AnalysisReport tshape::report::analyze(const target::GpuTarget &target,
   a.analyze(records);
   r.findings = a.findings(records);
   r.totals = a.totals(records);
+  r.guidelines = advise::checkGuidelines(a, records);
   r.records = std::move(records);
   r.skipped = skipped;
   return r;
+}
+
+std::vector<std::pair<const advise::GemmRecord *, int64_t>>
+tshape::report::mergedGemms(const std::vector<advise::GemmRecord> &records) {
+  std::vector<std::pair<const advise::GemmRecord *, int64_t>> out;
+  std::map<std::string, size_t> index;
+  for (const advise::GemmRecord &r : records) {
+    std::string key = r.name + "/" + std::to_string(r.problem.batch) + "x" +
+                      std::to_string(r.problem.m) + "x" +
+                      std::to_string(r.problem.n) + "x" +
+                      std::to_string(r.problem.k);
+    auto [it, inserted] = index.try_emplace(key, out.size());
+    if (inserted)
+      out.push_back({&r, 0});
+    ++out[it->second].second;
+  }
+  return out;
 }

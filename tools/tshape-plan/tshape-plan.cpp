@@ -175,61 +175,6 @@ cost::TrainingPlan commandLinePlan(int64_t microbatches) {
   return plan;
 }
 
-/// Megatron-LM's bytes per parameter for the precision (Memory.h).
-cost::StateBytes stateBytes(model::DType dtype) {
-  if (dtype == model::DType::FP16)
-    return {2, 2, 16};
-  if (dtype == model::DType::FP32)
-    return {4, 4, 8};
-  return {};
-}
-
-/// One plan, evaluated: the report with its Megatron-LM launch; nullopt
-/// with `error` set when Megatron-LM would reject it or it cannot be
-/// priced.
-std::optional<report::PlanReport>
-evaluate(const model::ModelConfig &config, const cost::TrainingPlan &plan,
-         const target::GpuTarget &target, const cost::Cluster &cluster,
-         int64_t world, int64_t originalVocab, std::string &error) {
-  std::optional<MegatronLaunch> launch =
-      megatronLaunch(config, originalVocab, plan, &error);
-  if (!launch) {
-    error = "Megatron-LM would reject this plan: " + error;
-    return std::nullopt;
-  }
-  // Megatron-LM turns sequence parallelism off at tp 1: price what it runs.
-  cost::TrainingPlan priced = plan;
-  priced.sequenceParallel = plan.sequenceParallel && config.parallel.tp > 1;
-  std::optional<cost::StepEstimate> step =
-      cost::estimateStep(config, priced, target, cluster, {}, &error);
-  if (!step)
-    return std::nullopt;
-  report::PlanReport r;
-  r.model = input;
-  r.target = target.name;
-  r.cluster = cluster.name;
-  r.memoryCapacityGiB = target.memoryGiB;
-  r.gpus = world;
-  r.config = config;
-  r.plan = priced;
-  r.step = *step;
-  r.megatronArguments = launch->arguments;
-  r.megatronCommand = launch->command(world, cluster.gpusPerNode);
-  r.megatronNotes = launch->notes;
-  const int64_t padded = getParam(config, model::Param::Vocab);
-  if (padded != originalVocab)
-    r.megatronNotes.insert(r.megatronNotes.begin(),
-                           "vocab " + n(originalVocab) + " padded to " +
-                               n(padded) + ", a multiple of " +
-                               n(kMegatronVocabDivisibleBy) + " x tp " +
-                               n(config.parallel.tp) +
-                               ", as Megatron-LM pads it by default");
-  if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
-    r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
-                              n(cluster.gpusPerNode) + "-GPU nodes");
-  return r;
-}
-
 /// Writes `r` as asked: the terminal summary unless the report goes to
 /// stdout, and the report file.
 template <typename Report> int emit(const Report &r) {
@@ -270,7 +215,7 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
   options.memoryLimitGiB = memoryLimit;
   options.top = top;
   options.maxCandidates = maxCandidates;
-  options.bytes = stateBytes(dtype);
+  options.bytes = report::stateBytes(dtype);
   std::string error;
   const auto start = std::chrono::steady_clock::now();
   std::optional<advise::PlanSearchResult> result =
@@ -287,8 +232,10 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
   rep.result = std::move(*result);
   if (!rep.result.ranked.empty()) {
     const advise::PlanCandidate &best = rep.result.ranked.front();
-    rep.best = evaluate(best.config, best.plan, target, cluster, gpus,
-                        getParam(config, model::Param::Vocab), error);
+    rep.best = report::evaluatePlan(input, best.config, best.plan, target,
+                                    cluster, gpus,
+                                    getParam(config, model::Param::Vocab),
+                                    error);
     if (!rep.best)
       return fail("the fastest plan (" + best.describe() +
                   ") cannot be evaluated: " + error);
@@ -363,7 +310,7 @@ int runHardware(int argc, char **argv, model::DType dtype) {
   ctx.options.memoryLimitGiB = memoryLimit;
   ctx.options.top = top;
   ctx.options.maxCandidates = maxCandidates;
-  ctx.options.bytes = stateBytes(dtype);
+  ctx.options.bytes = report::stateBytes(dtype);
   ctx.importModel = [dtype] { return importConfig(dtype); };
   return planhw::run(ctx);
 }
@@ -487,9 +434,10 @@ int main(int argc, char **argv) {
                 " x data-parallel size " + n(d) + " = " + n(perStep) +
                 " (Megatron-LM asserts it)");
   cost::TrainingPlan plan = commandLinePlan(batch / perStep);
-  plan.bytes = stateBytes(*dtype);
+  plan.bytes = report::stateBytes(*dtype);
   std::optional<report::PlanReport> r =
-      evaluate(*config, plan, *target, *cluster, world, vocab, error);
+      report::evaluatePlan(input, *config, plan, *target, *cluster, world,
+                           vocab, error);
   if (!r)
     return fail(error);
 

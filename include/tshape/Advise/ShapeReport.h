@@ -100,15 +100,30 @@ public:
   /// Ranked by time saved, largest first.
   std::vector<Finding> findings(const std::vector<GemmRecord> &records);
 
+  /// FLOPs and time of the GEMMs whose sizes change, before and after.
+  struct Change {
+    double baseFlops = 0, baseUs = 0, flops = 0, us = 0;
+    /// Time the change saves per step at equal FLOPs (negative: it costs).
+    double savedUs() const { return baseUs - us * (baseFlops / flops); }
+    /// Throughput ratio on the GEMMs that change.
+    double speedup() const { return (flops / us) / (baseFlops / baseUs); }
+  };
+  /// The analyzed `records` with every GEMM that `p` sizes re-predicted at
+  /// `p` = `to` (identical layers predicted once and counted); nullopt
+  /// when a rule breaks (checkBindings) or no size changes. What the
+  /// findings, the guidelines checklist and the sweeps price a value with.
+  std::optional<Change> price(const std::vector<GemmRecord> &records, Param p,
+                              int64_t to);
+
+  double flagThreshold() const { return threshold; }
+  const target::GpuTarget &gpu() const { return target; }
+
 private:
   const GemmEstimate &estimate(const GemmProblem &p);
   void predict(GemmRecord &r);
   /// FLOPs and time, before and with `p` bound to `to`, of the `records`
   /// (each counted `weight` times) whose sizes change; false when a size
   /// has no value (a rule breaks) or none changes.
-  struct Change {
-    double baseFlops = 0, baseUs = 0, flops = 0, us = 0;
-  };
   bool evaluate(const std::vector<std::pair<const GemmRecord *, int64_t>> &
                     records,
                 Param p, int64_t to, Change &out);

@@ -47,6 +47,20 @@ struct PlanReport {
   bool fits() const;
 };
 
+/// Megatron-LM's bytes per parameter for the precision (Memory.h).
+cost::StateBytes stateBytes(model::DType dtype);
+
+/// One plan of `config` (degrees, microbatch, sequence) evaluated on
+/// `world` GPUs of `cluster`: the report with its Megatron-LM launch;
+/// nullopt with `error` set when Megatron-LM would reject it or it cannot
+/// be priced. `modelName` is the report's `model`; `originalVocab` the
+/// tokenizer's vocabulary. tshape-plan and `tshape advise --cluster`.
+std::optional<PlanReport>
+evaluatePlan(const std::string &modelName, const model::ModelConfig &config,
+             const cost::TrainingPlan &plan, const target::GpuTarget &target,
+             const cost::Cluster &cluster, int64_t world,
+             int64_t originalVocab, std::string &error);
+
 /// The plan's keys of tshape-plan/1 (plan, step_time_s ...
 /// memory_per_stage_gib) into an open JSON object: one statement for the
 /// evaluated plan and for every ranked plan of a search.

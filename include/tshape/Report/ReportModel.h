@@ -10,6 +10,7 @@
 #ifndef TSHAPE_REPORT_REPORTMODEL_H
 #define TSHAPE_REPORT_REPORTMODEL_H
 
+#include "tshape/Advise/Guidelines.h"
 #include "tshape/Advise/ShapeReport.h"
 #include "tshape/Advise/ShapeSearch.h"
 
@@ -26,8 +27,16 @@ struct AnalysisReport {
   std::vector<advise::GemmRecord> records;
   advise::Totals totals;
   std::vector<advise::Finding> findings;
+  /// The paper's rules, each priced on the target (Guidelines.h).
+  std::vector<advise::Guideline> guidelines;
   int64_t skipped = 0; ///< contractions not analyzed
 };
+
+/// The GEMMs of `records` with identical layers merged: each distinct
+/// (name, batch x M x N x K) once, in program order, with its count. The
+/// GEMM tables of the Markdown and HTML reports.
+std::vector<std::pair<const advise::GemmRecord *, int64_t>>
+mergedGemms(const std::vector<advise::GemmRecord> &records);
 
 /// Predicts `records` on `target` and fills the whole report.
 AnalysisReport analyze(const target::GpuTarget &target, double threshold,

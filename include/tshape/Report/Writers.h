@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tshape::report {
@@ -46,6 +47,20 @@ void writeJson(llvm::raw_ostream &os, const PlanSearchReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const PlanSearchReport &r);
 void writeJson(llvm::raw_ostream &os, const InferenceReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const InferenceReport &r);
+
+/// The guidelines checklist (advise::checkGuidelines): the `guidelines`
+/// array into an open JSON object, and a Markdown section; every report
+/// that carries it writes it through these.
+void writeGuidelinesJson(llvm::json::OStream &j,
+                         const std::vector<advise::Guideline> &guidelines);
+void writeGuidelinesMarkdown(llvm::raw_ostream &os,
+                             const std::vector<advise::Guideline> &guidelines);
+
+/// A shape search's changes (or dropped changes) as the array `key` of an
+/// open JSON object: parameter, before, after, speedup_alone,
+/// gain_in_result, param_delta. The optimization and advise reports.
+void writeChangesJson(llvm::json::OStream &j, llvm::StringRef key,
+                      const std::vector<advise::Change> &changes);
 
 /// The terminal views: tshape-predict --compare's lines for one file of
 /// `r`, and tshape-calibrate's summary on stderr.
