@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Cost/Memory.h"
 #include "tshape/Cost/MoeLayer.h"
 #include "tshape/Cost/PredictKernel.h"
 #include "tshape/Model/Blocks/Block.h"
@@ -30,6 +31,25 @@ GpuTarget roundTarget() {
   return t;
 }
 
+/// One MoE layer on one rank: b = 1, s tokens, E gated experts of inner
+/// f, top-k, hidden h; no attention GEMMs of interest.
+model::ModelConfig moeLayer(int64_t s, int64_t h, int64_t e, int64_t k,
+                            int64_t f) {
+  model::ModelConfig c;
+  c.microbatch = 1;
+  c.seq = s;
+  c.hidden = h;
+  c.vocab = 32000;
+  c.layers = 1;
+  c.attention.heads = 32;
+  c.attention.kvHeads = 8;
+  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Moe};
+  c.moe.experts = e;
+  c.moe.topk = k;
+  c.moe.inner = f;
+  return c;
+}
+
 GemmProblem fp8(int64_t m, int64_t k, Quantize q, bool transpose = false) {
   GemmProblem p;
   p.m = m;
@@ -49,7 +69,8 @@ TEST(Fp8Linear, QuantizeBytesAndTime) {
   // Per-tensor: amax reads bf16 (2 B), the cast reads it again (2 B) and
   // writes FP8 (1 B): 5 B each, 20,971,520 B; at 5e11 B/s 41.943 us,
   // plus 2 kernels x 1 us = 43.943 us.
-  QuantizeEstimate q = estimateQuantize(fp8(1024, 4096, Quantize::PerTensor), t);
+  QuantizeEstimate q =
+      estimateQuantize(fp8(1024, 4096, Quantize::PerTensor), t);
   EXPECT_EQ(q.kernels, 2);
   EXPECT_DOUBLE_EQ(q.bytes, 20971520.0);
   EXPECT_NEAR(q.predictedUs, 43.943, 1e-3);
@@ -80,8 +101,8 @@ TEST(Fp8Linear, GemmIncludesItsQuantization) {
   EXPECT_EQ(e.tile.m, 128);
   EXPECT_EQ(e.tile.n, 128);
   EXPECT_EQ(e.splitK, 1);
-  GemmEstimate bare = estimateWithTile(fp8(1024, 4096, Quantize::None), t,
-                                       e.tile, 1);
+  GemmEstimate bare =
+      estimateWithTile(fp8(1024, 4096, Quantize::None), t, e.tile, 1);
   // Same tile: the difference is the quantization and the bf16 output
   // (1024 x 4096 x 1 more byte written: not on the critical path here
   // unless memory-bound, so at least the quantization is added).
@@ -118,8 +139,8 @@ TEST(Fp8Linear, WhichGemmsQuantize) {
   EXPECT_EQ(p.quantize, Quantize::PerTensor);
   EXPECT_TRUE(p.quantizeTranspose);
   // Blackwell's FP8 GEMMs take any layout: no transposed copy.
-  EXPECT_FALSE(gemmProblem(fwd, model::DType::BF16, &train, &b200)
-                   .quantizeTranspose);
+  EXPECT_FALSE(
+      gemmProblem(fwd, model::DType::BF16, &train, &b200).quantizeTranspose);
   // Data gradient: dY quantized (E5M2 in the hybrid recipe).
   p = gemmProblem(dgrad, model::DType::BF16, &train, &h100);
   EXPECT_EQ(p.quantize, Quantize::PerTensor);
@@ -131,8 +152,8 @@ TEST(Fp8Linear, WhichGemmsQuantize) {
   // scales) in training.
   model::RunShape prefill = model::RunShape::prefill();
   prefill.precision = Precision::FP8;
-  EXPECT_FALSE(gemmProblem(fwd, model::DType::BF16, &prefill, &h100)
-                   .quantizeTranspose);
+  EXPECT_FALSE(
+      gemmProblem(fwd, model::DType::BF16, &prefill, &h100).quantizeTranspose);
   train.precision = Precision::MXFP8;
   p = gemmProblem(fwd, model::DType::BF16, &train, &b200);
   EXPECT_EQ(p.quantize, Quantize::Block);
@@ -164,16 +185,7 @@ TEST(Fp8Linear, TargetPrecisions) {
 TEST(MoeLayer, ActiveExperts) {
   // Mixtral's experts (E = 8, k = 2) at 1 token: 2 copies, so 2 of the 8
   // groups get a token; at 4096 tokens all 8.
-  model::ModelConfig c;
-  c.microbatch = 1;
-  c.seq = 1;
-  c.hidden = 4096;
-  c.vocab = 32000;
-  c.attention.heads = c.attention.kvHeads = 1;
-  c.layerBlocks = {model::BlockKind::Moe};
-  c.moe.experts = 8;
-  c.moe.topk = 2;
-  c.moe.inner = 14336;
+  model::ModelConfig c = moeLayer(1, 4096, 8, 2, 14336);
   auto grouped = [&](const model::ModelConfig &cfg) {
     for (const model::Kernel &k :
          model::moeKernels(cfg, model::RunShape::prefill(), 0))
@@ -200,16 +212,7 @@ TEST(MoeLayer, MemoryBytesAndTime) {
   EXPECT_DOUBLE_EQ(moeMemoryBytes(4, 2, 1024, 512, 2), 40960.0);
   // The layer: its grouped GEMMs + those bytes at moe_memory_efficiency +
   // moe_overhead_us.
-  model::ModelConfig c;
-  c.microbatch = 1;
-  c.seq = 2;
-  c.hidden = 1024;
-  c.vocab = 1;
-  c.attention.heads = c.attention.kvHeads = 1;
-  c.layerBlocks = {model::BlockKind::Moe};
-  c.moe.experts = 8;
-  c.moe.topk = 2;
-  c.moe.inner = 512;
+  model::ModelConfig c = moeLayer(2, 1024, 8, 2, 512);
   GpuTarget t = *target::findBuiltinTarget("h100-sxm");
   t.memoryBandwidthGBs = 1000;
   t.moeMemoryEfficiency = 0.5;
@@ -220,4 +223,25 @@ TEST(MoeLayer, MemoryBytesAndTime) {
   // 40,960 B at 5e11 B/s: 0.08192 us.
   EXPECT_NEAR(e.memoryUs, 0.08192, 1e-9);
   EXPECT_NEAR(e.predictedUs, e.gemmUs + 0.08192 + 7, 1e-9);
+}
+
+TEST(MoeLayer, ActivationMemory) {
+  // Mixtral's MoE layer at s = 4096, b = 1, t = 1 (h = 4096, E = 8, k = 2,
+  // f_e = 14336), selective recompute (no scores kept), no sequence
+  // parallelism. s b h = 16,777,216.
+  model::ModelConfig c = moeLayer(4096, 4096, 8, 2, 14336);
+  TrainingPlan plan;
+  plan.recompute = Recompute::Selective;
+  // MoE block: input and dropout 3 s b h = 50,331,648; router logits in
+  // fp32 4 s b E = 131,072; 8,192 routed copies (4096 per expert) x
+  // (2 x 4096 + 6 x 14336 + 2 x 4096 = 102,400) = 838,860,800. Sum
+  // 889,323,520.
+  EXPECT_DOUBLE_EQ(moeActivationBytes(c, plan), 889323520.0);
+  // The layer: 34 s b h = 570,425,344, less the dense MLP's 19 s b h =
+  // 318,767,104, plus the MoE block: 1,140,981,760.
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1140981760.0);
+  // A dense layer keeps Korthikanti's 34 s b h.
+  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Mlp};
+  c.mlp.inner = 14336;
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 570425344.0);
 }

@@ -35,13 +35,13 @@
 #include "tshape/Model/Transformer.h"
 #include "tshape/Target/GpuTarget.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -75,8 +75,7 @@ uint64_t splitmix(uint64_t z) {
 
 bool heldOut(const Key &k) {
   uint64_t h = 0;
-  for (int64_t v : {k.tokens, k.hidden, k.inter, k.topk, k.experts, k.tp,
-                    k.ep})
+  for (int64_t v : {k.tokens, k.hidden, k.inter, k.topk, k.experts, k.tp, k.ep})
     h = splitmix(h * 0x9e3779b97f4a7c15ull + uint64_t(v));
   return h & 1;
 }
@@ -185,13 +184,12 @@ Errors errors(const std::vector<Layer> &layers, const target::GpuTarget &t,
 llvm::json::Object figures(const Errors &err) {
   llvm::json::Object o;
   for (const auto &[cls, e] : err)
-    o[cls] = llvm::json::Object{
-        {"keys", int64_t(e.first.size())},
-        {"median", quantile(e.first, 0.5)},
-        {"p90", quantile(e.first, 0.9)},
-        {"held_out_keys", int64_t(e.second.size())},
-        {"held_out_median", quantile(e.second, 0.5)},
-        {"held_out_p90", quantile(e.second, 0.9)}};
+    o[cls] = llvm::json::Object{{"keys", int64_t(e.first.size())},
+                                {"median", quantile(e.first, 0.5)},
+                                {"p90", quantile(e.first, 0.9)},
+                                {"held_out_keys", int64_t(e.second.size())},
+                                {"held_out_median", quantile(e.second, 0.5)},
+                                {"held_out_p90", quantile(e.second, 0.9)}};
   return o;
 }
 
@@ -230,8 +228,7 @@ int main(int argc, char **argv) {
   }
   std::ifstream in(path);
   if (!in) {
-    std::fprintf(stderr, "tshape-moe-accuracy: cannot read %s\n",
-                 path.c_str());
+    std::fprintf(stderr, "tshape-moe-accuracy: cannot read %s\n", path.c_str());
     return 1;
   }
   std::map<Key, std::vector<double>> rows;

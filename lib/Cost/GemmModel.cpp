@@ -110,10 +110,10 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   }
   // FLOP/s on the best tile; FP8 tensor-core GEMMs have their own
   // fraction of their (twice as high) peak.
-  double rate = peak * 1e12 *
-                (p.dtype == model::DType::FP8 ? t.fp8MathEfficiency
-                                              : t.mathEfficiency) *
-                (p.grouped ? t.groupedGemmEfficiency : 1.0);
+  double rate =
+      peak * 1e12 *
+      (p.dtype == model::DType::FP8 ? t.fp8MathEfficiency : t.mathEfficiency) *
+      (p.grouped ? t.groupedGemmEfficiency : 1.0);
   double bw = t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency;
   double idealCompute = e.flops / rate * 1e6;
   e.computeUs = idealCompute /
@@ -125,8 +125,8 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   // The epilogue writes C after the main loop: a tile's store overlaps
   // other CTAs' main loops only in part, so that part of the output's
   // write time adds to the compute time.
-  double outputUs = double(outBytes) * p.batch * double(p.m) * double(p.n) / bw *
-                    1e6 / e.alignFactor;
+  double outputUs = double(outBytes) * p.batch * double(p.m) * double(p.n) /
+                    bw * 1e6 / e.alignFactor;
   e.computeUs += t.epilogueSerialFraction * outputUs;
   e.memoryBound = e.memoryUs > e.computeUs;
   // The quantization runs before the GEMM (its own kernels): its time adds.
@@ -160,7 +160,7 @@ target::TileConfig tshape::cost::fp8LinearTile(int64_t m) {
 }
 
 QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
-                                               const target::GpuTarget &t) {
+                                                const target::GpuTarget &t) {
   QuantizeEstimate q;
   if (p.quantize == Quantize::None || p.dtype != model::DType::FP8)
     return q;
@@ -173,10 +173,9 @@ QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
   const double read = block ? 2.0 : 4.0;
   q.kernels = block ? 1 : 2;
   q.bytes = elems * (read + write * (p.quantizeTranspose ? 2 : 1));
-  q.predictedUs = q.bytes /
-                      (t.memoryBandwidthGBs * 1e9 * t.quantizeEfficiency) *
-                      1e6 +
-                  q.kernels * t.quantizeOverheadUs;
+  q.predictedUs =
+      q.bytes / (t.memoryBandwidthGBs * 1e9 * t.quantizeEfficiency) * 1e6 +
+      q.kernels * t.quantizeOverheadUs;
   return q;
 }
 

@@ -12,9 +12,8 @@ using namespace tshape::cost;
 
 double tshape::cost::moeMemoryBytes(double copies, double tokens, int64_t h,
                                     int64_t f, int64_t e) {
-  return double(e) *
-         (copies * (2.0 * double(h) + 3.0 * double(f) + double(h)) +
-          tokens * double(h));
+  return double(e) * (copies * (2.0 * double(h) + 3.0 * double(f) + double(h)) +
+                      tokens * double(h));
 }
 
 MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
@@ -51,9 +50,8 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
     return m;
   }
   // Activations stay in the model's element type (bf16 under fp8 too).
-  const int64_t eb = c.dtype == model::DType::FP8
-                         ? 2
-                         : model::dtypeBytes(c.dtype);
+  const int64_t eb =
+      c.dtype == model::DType::FP8 ? 2 : model::dtypeBytes(c.dtype);
   m.memoryBytes = moeMemoryBytes(double(*tokens) * double(c.moe.topk),
                                  double(*tokens), c.hidden, *f, eb);
   m.memoryUs = m.memoryBytes /

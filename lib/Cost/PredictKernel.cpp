@@ -10,8 +10,7 @@ using namespace tshape::cost;
 int64_t tshape::cost::activeGroups(const model::GemmSpec &g,
                                    const model::RunShape &run) {
   using model::Param;
-  if (!g.batch.expr.mentions(Param::Experts) ||
-      !g.env.has(Param::TopK))
+  if (!g.batch.expr.mentions(Param::Experts) || !g.env.has(Param::TopK))
     return g.batch.value;
   // The token copies routed to this rank's experts: each of its tokens k
   // times (balanced over the ep ranks, as tokensPerExpert counts them).

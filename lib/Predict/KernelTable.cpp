@@ -295,10 +295,9 @@ bool tshape::predict::parseKernelTable(const std::string &text,
                 (p.quantize == cost::Quantize::Block  ? "/block"
                  : p.quantize == cost::Quantize::None ? ""
                                                       : "/tensor") +
-                "," + std::to_string(p.batch) +
-                "," + std::to_string(p.m) + "," + std::to_string(p.n) + "," +
-                std::to_string(p.k) + "," + std::to_string(p.transA) +
-                std::to_string(p.transB);
+                "," + std::to_string(p.batch) + "," + std::to_string(p.m) +
+                "," + std::to_string(p.n) + "," + std::to_string(p.k) + "," +
+                std::to_string(p.transA) + std::to_string(p.transB);
     } else {
       cost::AttentionProblem &a = row.attention;
       a.dtype = dt;

@@ -113,9 +113,9 @@ Constants h100Vllm024Attention() {
           {"attention_query_block_cost", 3.384}};
 }
 Constants h100Vllm024Decode() {
-  return {{"decode_memory_efficiency", 1},   {"decode_overhead_us", 8.444},
-          {"decode_cta_us", 3.4},            {"decode_sm_bandwidth", 16},
-          {"decode_combine_us", 1.93},       {"decode_overlap_exponent", 1.226}};
+  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.444},
+          {"decode_cta_us", 3.4},          {"decode_sm_bandwidth", 16},
+          {"decode_combine_us", 1.93},     {"decode_overlap_exponent", 1.226}};
 }
 Constants a100Decode() {
   return {{"decode_memory_efficiency", 0.857}, {"decode_overhead_us", 11.327},
@@ -138,9 +138,9 @@ Constants b200Fp8() {
 /// the fitting half of the H100 MoE timings (vLLM 0.19's fused_moe). No
 /// other GPU has MoE timings: the others take this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.685},
-          {"moe_memory_efficiency", 0.7659},
-          {"moe_overhead_us", 6.857}};
+  return {{"grouped_gemm_efficiency", 0.7237},
+          {"moe_memory_efficiency", 0.758},
+          {"moe_overhead_us", 8.9813}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
@@ -181,8 +181,8 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         h100Gemm() + h100Attention() + h100Decode() + h100Fp8() + h100Moe();
     const Constants a100 =
         a100Gemm() + a100Attention() + a100Decode() + h100Moe();
-    const Constants b200 = b200Gemm() + h100Attention() + h100Decode() +
-                           b200Fp8() + h100Moe();
+    const Constants b200 =
+        b200Gemm() + h100Attention() + h100Decode() + b200Fp8() + h100Moe();
     std::vector<GpuTarget> v{
         // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
         // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
@@ -207,8 +207,8 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         // release's timings (a median 1.23x slower than vLLM 0.19's).
         with(make("h100-sxm-vllm0.24",
                   "NVIDIA H100 SXM5 80GB, attention through vLLM 0.24",
-                  "hopper", 132, 989.4, 989.4, 66.9, 494.7, 1978.9, 3350,
-                  50, 80),
+                  "hopper", 132, 989.4, 989.4, 66.9, 494.7, 1978.9, 3350, 50,
+                  80),
              h100 + h100Vllm024Attention() + h100Vllm024Decode(),
              "fitted on H100 SXM bf16 GEMM timings and prefill- and "
              "decode-attention timings through vLLM 0.24 (aiconfigurator)"),
@@ -227,8 +227,9 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
             "attention timings)"),
         // The GPU of a GB200 superchip (GB200 NVL72 datasheet, per GPU at
         // 1,200 W): the B200's die, so its SM count, L2 and fits.
-        with(make("gb200", "NVIDIA GB200 (Grace Blackwell superchip GPU, "
-                           "1200 W)",
+        with(make("gb200",
+                  "NVIDIA GB200 (Grace Blackwell superchip GPU, "
+                  "1200 W)",
                   "blackwell", 148, 2500, 2500, 90, 1250, 5000, 8000, 126, 186),
              b200,
              "derived: the B200 GEMM fit and the H100 SXM attention and "
@@ -268,8 +269,8 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"launch_overhead_us", 0.0, 20.0, &GpuTarget::launchOverheadUs, gemm},
       {"wave_smoothing", 0.0, 1.0, &GpuTarget::waveSmoothing, gemm},
       {"overlap_exponent", 1.0, 8.0, &GpuTarget::overlapExponent, gemm},
-      {"epilogue_serial_fraction", 0.0, 1.0,
-       &GpuTarget::epilogueSerialFraction, gemm},
+      {"epilogue_serial_fraction", 0.0, 1.0, &GpuTarget::epilogueSerialFraction,
+       gemm},
       {"split_k_min_k", 0.0, 16384.0, &GpuTarget::splitKMinK, gemm},
       {"attention_efficiency", 0.20, 1.00, &GpuTarget::attentionEfficiency,
        prefill},
@@ -283,16 +284,15 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
        &GpuTarget::decodeMemoryEfficiency, decode},
       {"decode_overhead_us", 0.0, 40.0, &GpuTarget::decodeOverheadUs, decode},
       {"decode_cta_us", 0.0, 20.0, &GpuTarget::decodeCtaUs, decode},
-      {"decode_sm_bandwidth", 0.5, 16.0, &GpuTarget::decodeSmBandwidth,
-       decode},
+      {"decode_sm_bandwidth", 0.5, 16.0, &GpuTarget::decodeSmBandwidth, decode},
       {"decode_combine_us", 0.0, 20.0, &GpuTarget::decodeCombineUs, decode},
-      {"decode_overlap_exponent", 1.0, 8.0,
-       &GpuTarget::decodeOverlapExponent, decode},
+      {"decode_overlap_exponent", 1.0, 8.0, &GpuTarget::decodeOverlapExponent,
+       decode},
       {"fp8_math_efficiency", 0.30, 1.00, &GpuTarget::fp8MathEfficiency, fp8},
       {"quantize_efficiency", 0.20, 1.00, &GpuTarget::quantizeEfficiency, fp8},
       {"quantize_overhead_us", 0.0, 20.0, &GpuTarget::quantizeOverheadUs, fp8},
-      {"grouped_gemm_efficiency", 0.20, 1.00,
-       &GpuTarget::groupedGemmEfficiency, moe},
+      {"grouped_gemm_efficiency", 0.20, 1.00, &GpuTarget::groupedGemmEfficiency,
+       moe},
       {"moe_memory_efficiency", 0.05, 1.00, &GpuTarget::moeMemoryEfficiency,
        moe},
       {"moe_overhead_us", 0.0, 100.0, &GpuTarget::moeOverheadUs, moe},

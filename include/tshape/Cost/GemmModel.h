@@ -44,8 +44,8 @@ struct GemmProblem {
 
 /// The quantization of an FP8 linear layer's A operand.
 struct QuantizeEstimate {
-  int kernels = 0;     ///< 2 per-tensor (amax, cast), 1 block, 0 none
-  double bytes = 0;    ///< bf16 reads, FP8 writes and block scales
+  int kernels = 0;  ///< 2 per-tensor (amax, cast), 1 block, 0 none
+  double bytes = 0; ///< bf16 reads, FP8 writes and block scales
   double predictedUs = 0;
 };
 

@@ -51,8 +51,8 @@ double moeMemoryBytes(double copies, double tokens, int64_t h, int64_t f,
 /// permutation still moves every routed copy.
 MoeLayerEstimate estimateMoeLayer(const model::ModelConfig &c,
                                   const model::RunShape &run,
-                                  const target::GpuTarget &t,
-                                  int64_t layer = 0, int64_t maskedEp = 1);
+                                  const target::GpuTarget &t, int64_t layer = 0,
+                                  int64_t maskedEp = 1);
 
 } // namespace tshape::cost
 

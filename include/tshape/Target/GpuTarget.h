@@ -140,7 +140,7 @@ struct GpuTarget {
   /// Whether linear layers can run in `p` here: fp8 needs an FP8 peak,
   /// mxfp8 block-scaled tensor cores.
   bool supports(Precision p) const {
-    return p == Precision::BF16 ? peak(model::DType::BF16) > 0
+    return p == Precision::BF16  ? peak(model::DType::BF16) > 0
            : p == Precision::FP8 ? peak(model::DType::FP8) > 0
                                  : mxfp8 && peak(model::DType::FP8) > 0;
   }
