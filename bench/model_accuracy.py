@@ -43,8 +43,17 @@ ATTENTION_KEYS = ("attention_", "decode_")
 # The other software stack of the H100 attention timings (the data's
 # README): fitted into its own target file, compared with the built-in.
 STACK = ("vLLM 0.24", "h100-sxm-vllm0.24", "h100-sxm")
-SHORT = {"GEMM": "GEMM", "prefill attention": "prefill",
-         "decode attention": "decode"}
+SHORT = {"GEMM": "GEMM", "fp8 GEMM": "fp8 GEMM",
+         "prefill attention": "prefill", "decode attention": "decode"}
+# The GPUs with fp8 GEMM rows (an FP8 linear layer each: vLLM's per-tensor
+# dynamic scaling, the input's quantization included), and the constants
+# they identify.
+FP8 = ("H100", "B200")
+FP8_KEYS = ("fp8_", "quantize_")
+# The fused MoE layer's constants (bench/moe-accuracy fits them).
+MOE_KEYS = ("grouped_gemm_", "moe_")
+# Goal of the fp8 GEMM figures: within this many points of the bf16 ones.
+GOAL_FP8_POINTS = 2.0
 SOURCE = ("NVIDIA's aiconfigurator performance database "
           "(ai-dynamo/aiconfigurator @ "
           "095f58a51c4ca8e61b66ec108d86f223f8d559ce, Apache-2.0)")
@@ -155,7 +164,7 @@ def main():
     predict = os.path.join(a.bin, "tshape-predict")
     targets_dir = os.path.join(a.src, "targets")
     work = tempfile.mkdtemp(prefix="tshape-accuracy-")
-    fits, results, descs = {}, [], {}
+    fits, results, descs, results_moe = {}, [], {}, []
 
     # 1. Fit: GEMMs from the guesses, then attention from the GEMM fit.
     for label, suffix, target, has_attn in GPUS:
@@ -168,6 +177,17 @@ def main():
             descs[target] = json.load(f)["description"].replace(
                 " (calibrated)", "")
         constants = constants_of(gemm_fit)
+        if label in FP8:
+            # FP8 linear layers (the GEMM and its input's quantization)
+            # from the bf16 GEMM fit, on the fp8 rows.
+            fp8_fit = os.path.join(work, f"{target}-fp8.json")
+            print(f"model-accuracy: fitting {label} fp8 linear layers",
+                  file=sys.stderr)
+            run([calibrate, f"--target-file={gemm_fit}", "--dtype=fp8",
+                 gemm, "-o", fp8_fit])
+            for k, v in constants_of(fp8_fit).items():
+                if k.startswith(FP8_KEYS):
+                    constants[k] = v
         if has_attn:
             attn = os.path.join(a.data, f"context-attention-{suffix}.csv")
             attn_fit = os.path.join(work, f"{target}-attn.json")
@@ -198,6 +218,25 @@ def main():
             for k, v in fits["H100"].items():
                 if k.startswith(ATTENTION_KEYS):
                     constants[k] = v
+        # The fused MoE layer's constants: fitted by tshape-moe-accuracy on
+        # the fitting half of the H100 MoE layers, from this H100 fit; no
+        # other GPU has MoE timings, and the others take the H100's.
+        if label == "H100":
+            start = os.path.join(work, f"{target}-before-moe.json")
+            write_target(start, target, descs[target], constants)
+            moe_json = os.path.join(work, "moe.json")
+            print("model-accuracy: fitting H100 MoE layers", file=sys.stderr)
+            run([os.path.join(a.bin, "tshape-moe-accuracy"), "--fit",
+                 f"--target-file={start}", "-o", moe_json,
+                 os.path.join(a.data, "moe-h100-sxm.csv")])
+            with open(moe_json) as f:
+                moe = json.load(f)
+            constants.update(moe["constants"])
+            results_moe.append(moe)
+        else:
+            for k, v in fits["H100"].items():
+                if k.startswith(MOE_KEYS):
+                    constants[k] = v
         fits[label] = constants
         write_target(os.path.join(targets_dir, f"{target}-calibrated.json"),
                      target, descs[target], constants)
@@ -207,6 +246,8 @@ def main():
     for label, suffix, target, has_attn in GPUS:
         fitted = os.path.join(targets_dir, f"{target}-calibrated.json")
         kinds = [("GEMM", f"gemm-{suffix}.csv", ["--dtype=bf16"])]
+        if label in FP8:
+            kinds.append(("fp8 GEMM", f"gemm-{suffix}.csv", ["--dtype=fp8"]))
         if has_attn:
             kinds.append(("prefill attention",
                           f"context-attention-{suffix}.csv", []))
@@ -215,7 +256,7 @@ def main():
         for kind, name, extra in kinds:
             path = os.path.join(a.data, name)
             base = [predict, "--compare", "--part=held-out"] + extra
-            stem = os.path.join(work, f"{target}-{kind[0]}")
+            stem = os.path.join(work, f"{target}-{kind.replace(' ', '_')}")
             before = compare(base + [f"--target={target}", "--uncalibrated",
                                      path], f"{stem}-before.json")
             # The after figures and the held-out rows, in one run.
@@ -290,7 +331,7 @@ def main():
                          rows=read_rows(out_csv), node=node))
 
     stack = fit_stack(a, calibrate, predict, work, targets_dir, fits, descs)
-    write_page(a.src, results, cross, nccl, stack)
+    write_page(a.src, results, cross, nccl, stack, results_moe[0])
     print(f"model-accuracy: wrote docs/model-accuracy.md, "
           f"docs/model-accuracy.svg and targets/*-calibrated.json",
           file=sys.stderr)
@@ -331,46 +372,129 @@ def fit_stack(a, calibrate, predict, work, targets_dir, fits, descs):
     with open(path, "w") as fh:
         json.dump(doc, fh, indent=2)
         fh.write("\n")
+    # Per release, held out: the guesses, the other release's fit, its own
+    # fit (the built-in target of that stack, which must equal its file).
     out = []
-    for kind, f in files.items():
-        data = os.path.join(a.data, f)
-        stem = os.path.join(work, f"{name}-{SHORT[kind]}")
-        base = [predict, "--compare", "--part=held-out"]
-        builtin = compare(base + [f"--target={target}", data],
-                          f"{stem}-builtin.json")
-        own = compare(base + [f"--target-file={path}", data],
-                      f"{stem}-own.json")
-        out.append(dict(kind=kind, file=f, builtin=builtin, own=own))
+    releases = [("vLLM 0.19", "h100-sxm", "h100-sxm", name, ""),
+                (label, name, name, target, "-vllm0.24")]
+    for kind in files:
+        prefix = ("generation-attention-" if kind.startswith("decode")
+                  else "context-attention-")
+        for rel, own, builtin_name, other, suffix in releases:
+            data = os.path.join(a.data, f"{prefix}h100-sxm{suffix}.csv")
+            stem = os.path.join(work, f"{builtin_name}-{SHORT[kind]}-stack")
+            base = [predict, "--compare", "--part=held-out"]
+            guess = compare(base + [f"--target={target}", "--uncalibrated",
+                                    data], f"{stem}-guess.json")
+            cross = compare(base + [f"--target={other}", data],
+                            f"{stem}-other.json")
+            mine = compare(base + [f"--target={builtin_name}", data],
+                           f"{stem}-own.json")
+            if builtin_name == name:
+                from_file = compare(base + [f"--target-file={path}", data],
+                                    f"{stem}-file.json")
+                if from_file["regimes"] != mine["regimes"]:
+                    sys.exit(f"model_accuracy: built-in {name} differs from "
+                             f"{path}: update lib/Target/GpuTarget.cpp")
+            out.append(dict(kind=kind, release=rel, target=builtin_name,
+                            other=other, file=os.path.basename(data),
+                            guess=guess, cross=cross, own=mine))
     return out
 
 
 def write_stack(w, stack):
     label, name, target = STACK
-    w("## The software stack: vLLM 0.24 on H100")
+    w("## Attention stacks")
     w("")
     w("The data has the H100 attention kernels through two vLLM releases; "
       "at the shapes both share, vLLM 0.24 is a median 1.23x slower (the "
-      "data's README). The stack is a choice: the built-in `h100-sxm` "
-      "carries the fit on the default collection (vLLM 0.19, the files "
-      "without a suffix), and `targets/h100-sxm-vllm0.24.json` (base "
-      "`h100-sxm`, its GEMM constants; `--target-file=`) carries the "
-      "prefill and decode constants fitted the same way on the vLLM 0.24 "
-      "files. Its head dims 192, 256 and 512 and windows 1024 and 8192 are "
-      "not in the other collection; rows with a head dim no fused kernel "
-      "of the target covers (512 on Hopper) are left out. Held-out part:")
+      "data's README). The stack is a choice of target: the built-in "
+      f"`{target}` carries the fit on vLLM 0.19 (the files without a "
+      f"suffix), and the built-in `{name}` (the same GPU and GEMM fit; "
+      f"also `targets/{name}.json`) the prefill and decode constants "
+      "fitted the same way on the vLLM 0.24 files. Each target says its "
+      "stack (`attention_stack`: `vllm-0.19`, `vllm-0.24`; "
+      "[targets.md](targets.md)). vLLM 0.24's head dims 192, 256 and 512 "
+      "and windows 1024 and 8192 are not in the other collection; rows "
+      "with a head dim no fused kernel of the target covers (512 on "
+      "Hopper) are left out. Held-out part, per release:")
     w("")
-    w(f"| kernels | rows | built-in `{target}` (vLLM 0.19 fit) | "
-      f"`{name}.json` | goal | met |")
-    w("| --- | ---: | --- | --- | --- | --- |")
+    w("| kernels | release | rows | guesses | the other release's fit | "
+      "its own fit (target) | goal | met |")
+    w("| --- | --- | ---: | --- | --- | --- | --- | --- |")
     for r in stack:
-        n, mb, pb = r["builtin"]["regimes"]["all"]
+        n, mg, pg = r["guess"]["regimes"]["all"]
+        _, mx, px = r["cross"]["regimes"]["all"]
         _, mo, po = r["own"]["regimes"]["all"]
-        w(f"| H100 bf16 {r['kind']} ({label}) | {n:,} | {pct(mb)} / "
-          f"{pct(pb)} | {pct(mo)} / {pct(po)} | median ≤ "
+        w(f"| H100 bf16 {r['kind']} | {r['release']} | {n:,} | {pct(mg)} / "
+          f"{pct(pg)} | {pct(mx)} / {pct(px)} (`{r['other']}`) | "
+          f"{pct(mo)} / {pct(po)} (`{r['target']}`) | median ≤ "
           f"{GOAL_ATTN_MEDIAN:g}% | {met(mo <= GOAL_ATTN_MEDIAN)} |")
     w("")
     w("Cells are median / p90. `test/Predict/refit-decode.test` reruns "
-      "the decode fits.")
+      "the decode fits; `test/Predict/measured-accuracy.test` the held-out "
+      "comparison of both stacks.")
+    w("")
+
+
+def write_moe(w, moe):
+    w("## MoE layers")
+    w("")
+    w("The fused MoE layers of the data (H100, vLLM 0.19's `fused_moe`: "
+      "top-k routing over given router logits, the permutation, both "
+      "grouped expert GEMMs, the activation and the weighted sum; bf16 and "
+      "fp8; balanced and power-law routing) are priced by "
+      "`cost::estimateMoeLayer` ([cost-model.md](cost-model.md#moe-layers)): "
+      "the MoE block's grouped expert GEMMs over the experts that get a "
+      "token, min(E/ep, tokens x k) (at few tokens not every expert's "
+      "weights are read), at `grouped_gemm_efficiency` of the library "
+      "GEMM's rate, plus the permutation and activation bytes at "
+      "`moe_memory_efficiency` of the bandwidth and `moe_overhead_us`. "
+      "With `moe_ep` > 1 the measured rank holds every token and computes "
+      "its E/ep experts' groups (vLLM's expert parallelism by masking), "
+      "while its permutation still moves every routed copy. fp8 layers "
+      "run at precision fp8 (FP8 expert GEMMs quantizing their input). "
+      "Power-law rows are priced as balanced (the block's `capacity` is "
+      "not set from the distribution), so their error includes the "
+      "imbalance. Repeated keys are averaged first "
+      f"({moe['keys']:,} distinct keys). **Split:** a fixed hash "
+      "(splitmix64) of the shape (tokens, hidden, inter, topk, experts, "
+      "moe_tp, moe_ep): half the shapes are held out, and every dtype, "
+      "distribution and repeat of a shape falls on one side. **Fit:** the "
+      "three MoE constants, from their guesses, by coordinate search on "
+      f"a stride sample of {moe['fit_keys']:,} fitting keys (mean "
+      "|log(predicted / measured)|), everything else the H100 fit above.")
+    w("")
+    w("```")
+    w("tshape-moe-accuracy --fit --target-file=h100.json -o moe.json "
+      "$D/moe-h100-sxm.csv")
+    w("```")
+    w("")
+    w("Fitted: " + ", ".join(f"`{k}` {v:g}"
+                             for k, v in sorted(moe["constants"].items()))
+      + ". Held-out part:")
+    w("")
+    w("| dtype, routing | held-out keys | median: issue's start → guesses "
+      "→ fit | p90: guesses → fit | goal | met |")
+    w("| --- | ---: | --- | --- | --- | --- |")
+    start = {"bf16 balanced": 21.3, "bf16 power_law": 30.2,
+             "fp8 balanced": 27.0, "fp8 power_law": 32.3}
+    for cls in sorted(moe["after"]):
+        a, b = moe["after"][cls], moe["before"][cls]
+        ma = 100 * a["held_out_median"]
+        w(f"| {cls.replace('_', ' ')} | {a['held_out_keys']:,} | "
+          f"{start[cls]:.1f}% → {pct(100 * b['held_out_median'])} → "
+          f"{pct(ma)} | {pct(100 * b['held_out_p90'])} → "
+          f"{pct(100 * a['held_out_p90'])} | median ≤ 15% | "
+          f"{met(ma <= 15.0)} |")
+    w("")
+    w("\"Issue's start\" is the figure this page gave before (2026-11-24, "
+      "commit 62b9c6f: all E/ep experts' weights read at any token count, "
+      "the `tokens` of an ep > 1 row divided over the ranks, nothing "
+      "fitted). The p90 stays large: at moe_tp 16-32 the per-rank expert "
+      "width is 32-128, where the Triton kernel's tiles are mostly empty, "
+      "and fp8 layers at mid token counts run slower than the model's FP8 "
+      "GEMMs.")
     w("")
 
 
@@ -471,7 +595,7 @@ def write_nccl(w, nccl):
     w("")
 
 
-def write_page(src, results, cross, nccl, stack):
+def write_page(src, results, cross, nccl, stack, moe):
     today = datetime.date.today().isoformat()
     L = []
     w = L.append
@@ -498,14 +622,34 @@ def write_page(src, results, cross, nccl, stack):
       "(of 2 to 131,072 in powers of two). Every figure below is on the "
       "**held-out** part.")
     w("- **Fit.** bf16 GEMMs first, starting from the guess constants "
-      "(`--uncalibrated`), then prefill attention starting from the GEMM "
-      "fit, then decode attention starting from that (its decode "
-      "constants at their guesses). fp8 GEMM rows are not used: the data's "
-      "README says they may include quantizing x. B200 has no attention "
-      "timings and takes the H100 fit's attention and decode constants. "
-      "The H100 attention files without a suffix (vLLM 0.19) are the "
-      "default collection; the vLLM 0.24 ones have their own target file "
-      "(below).")
+      "(`--uncalibrated`), then the fp8 GEMM rows (H100, B200) from the "
+      "bf16 fit (only the FP8 constants move: `fp8_math_efficiency`, "
+      "`quantize_efficiency`, `quantize_overhead_us`), then prefill "
+      "attention starting from the GEMM fit, then decode attention "
+      "starting from that (its decode constants at their guesses), then "
+      "(H100) the fused MoE layers ([below](#moe-layers)). B200 has no "
+      "attention timings and takes the H100 fit's attention and decode "
+      "constants. The H100 attention files without a suffix (vLLM 0.19) "
+      "are the default collection; the vLLM 0.24 ones have their own "
+      "built-in target ([below](#attention-stacks)).")
+    w("- **fp8 rows.** An fp8 GEMM row is vLLM's FP8 linear layer with "
+      "per-tensor dynamic scaling (the files' source path: "
+      "`gemm/vllm/0.19.0`), and the data shows that it includes the "
+      "quantization of x: at memory-bound shapes (n = 32 to 128, k up to "
+      "65,536, m up to 32,768) the fp8 row takes about 3x the time of "
+      "reading x once in bf16 more than the bf16 row (H100, m = 32768, "
+      "n = 128, k = 65536: 2,281 us against 693 us; reading x in bf16 "
+      "at the datasheet bandwidth is 537 us), where a bare FP8 GEMM would "
+      "be faster than bf16; and at the smallest shapes the fp8 rows sit "
+      "1.5-4 us above the bf16 ones (two more kernel launches). The model "
+      "prices the layer as the GEMM at the FP8 peak plus the "
+      "quantization: an amax pass and a cast, 5 bytes per element of x "
+      "at `quantize_efficiency` of the bandwidth, plus "
+      "`quantize_overhead_us` per kernel ([cost-model.md]"
+      "(cost-model.md#fp8-linear-layers)). On H100 the GEMM is vLLM's "
+      "CUTLASS FP8 kernel, whose tile depends on M alone and which does "
+      "not split K; on B200 the library's choice over the menu fits "
+      "better.")
     w("- **Before** is the model with its guess constants; **after** is the "
       "fit, which the built-in `h100-sxm`, `a100-80gb` and `b200` targets "
       "carry (and `targets/*-calibrated.json`, written by the same run).")
@@ -521,6 +665,8 @@ def write_page(src, results, cross, nccl, stack):
     w("```")
     w("tshape-calibrate --uncalibrated --dtype=bf16 --target=h100-sxm "
       "$D/gemm-h100-sxm.csv -o h100-gemm.json")
+    w("tshape-calibrate --target-file=h100-gemm.json --dtype=fp8 "
+      "$D/gemm-h100-sxm.csv -o h100-fp8.json")
     w("tshape-calibrate --target-file=h100-gemm.json "
       "$D/context-attention-h100-sxm.csv -o h100-attn.json")
     w("tshape-calibrate --target-file=h100-attn.json "
@@ -531,6 +677,10 @@ def write_page(src, results, cross, nccl, stack):
       "--target=h100-sxm $D/gemm-h100-sxm.csv")
     w("tshape-predict --compare --part=held-out --dtype=bf16 "
       "--target=h100-sxm --uncalibrated $D/gemm-h100-sxm.csv")
+    w("tshape-predict --compare --part=held-out --dtype=fp8 "
+      "--target=h100-sxm $D/gemm-h100-sxm.csv")
+    w("tshape-moe-accuracy --fit --target-file=h100.json -o moe.json "
+      "$D/moe-h100-sxm.csv")
     w("```")
     w("")
     w("(and the same for `a100-80gb` with the `a100-sxm` files, `b200` with "
@@ -549,10 +699,21 @@ def write_page(src, results, cross, nccl, stack):
         if r["kind"] == "GEMM":
             goal = f"≤ {GOAL_GEMM[0]:g}% / ≤ {GOAL_GEMM[1]:g}%"
             ok = ma <= GOAL_GEMM[0] and pa <= GOAL_GEMM[1]
+        elif r["kind"] == "fp8 GEMM":
+            bf16 = next(x for x in results if x["label"] == r["label"]
+                        and x["kind"] == "GEMM")
+            _, mbf, pbf = bf16["after"]["regimes"]["all"]
+            goal = (f"≤ {mbf + GOAL_FP8_POINTS:.1f}% / ≤ "
+                    f"{pbf + GOAL_FP8_POINTS:.1f}% (bf16 + "
+                    f"{GOAL_FP8_POINTS:g} points)")
+            ok = (ma <= mbf + GOAL_FP8_POINTS and
+                  pa <= pbf + GOAL_FP8_POINTS)
         else:
             goal = f"median ≤ {GOAL_ATTN_MEDIAN:g}%"
             ok = ma <= GOAL_ATTN_MEDIAN
-        w(f"| {r['label']} bf16 {r['kind']} | {n:,} | {pct(mb)} → "
+        kind = (r["kind"] if r["kind"].startswith("fp8")
+                else f"bf16 {r['kind']}")
+        w(f"| {r['label']} {kind} | {n:,} | {pct(mb)} → "
           f"{pct(ma)} | {pct(pb)} → {pct(pa)} | {goal} | {met(ok)} |")
     w("")
     w("By regime (after calibration; before in brackets):")
@@ -632,6 +793,7 @@ def write_page(src, results, cross, nccl, stack):
       "least certain.")
     w("")
     write_stack(w, stack)
+    write_moe(w, moe)
     write_nccl(w, nccl)
     w("## Where the goals are not met, and why")
     w("")
@@ -656,6 +818,7 @@ def write_page(src, results, cross, nccl, stack):
       "did not help either. Some of these residuals are kernel choices: at "
       "m = 1, n = 768 the B200 takes 13.9 us at K = 16384 but 16.5 us at "
       "K = 51200.")
+    w("- **fp8 GEMMs.** The H100 fp8 held-out median is 8.4%, 3.7 points above bf16 (goal: within 2), and the p90 25.6%; B200 7.6% (1.4 points above bf16) with a p90 of 29.5%. The fp8 rows are vLLM's FP8 linear layers, whose time is the quantization of x (two kernels: an amax reduction, then the cast) plus the FP8 GEMM. The largest H100 residuals are at 128 < m <= 1024 with long K (under-predicted by about 20%: the 128 x 128 CUTLASS tile leaves most SMs idle there, and its per-K-step latency is not modelled) and at m > 8192 (over-predicted by about 18%: one FP8 efficiency serves both). The small-m fixed cost also grows from about 1.5 us at m = 1 to 3.5 us at m >= 256 at tiny K, which the two constant kernel costs do not follow (vLLM's quantization kernels run one CTA per row). Tried and not adopted: letting every GEMM constant refit on the fp8 rows (8.5% H100), no split-K for every FP8 GEMM (10.0%), a separate FP8 split-K threshold (10.0%); vLLM's one sm100 tile on B200 (11.4% against the library choice's 7.7%).")
     w("- **Attention.** The p90 is large: short sequences are dominated by "
       "the fixed cost, whose spread across batch sizes the model does not "
       "follow. The data has head dims 64 and 128 and windows 0 and 128 "

@@ -95,8 +95,11 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   e.waveEfficiency = fractional / ((1 - s) * double(e.waves) + s * fractional);
 
   e.flops = 2.0 * p.batch * double(p.m) * double(p.n) * double(p.k);
-  e.bytes = double(eb) * p.batch *
-            (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n);
+  // An FP8 linear layer writes its output in bf16.
+  const bool linearFp8 = p.quantize != Quantize::None;
+  const int64_t outBytes = linearFp8 ? 2 : eb;
+  e.bytes = p.batch * (double(eb) * (double(p.m) * p.k + double(p.k) * p.n) +
+                       double(outBytes) * double(p.m) * p.n);
   e.intensity = e.flops / e.bytes;
   if (splitK > 1) // fp32 partial sums written and read back
     e.bytes += 2.0 * 4 * splitK * p.batch * double(p.m) * double(p.n);
@@ -105,7 +108,12 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
     e.supported = false;
     return e;
   }
-  double rate = peak * 1e12 * t.mathEfficiency; // FLOP/s on the best tile
+  // FLOP/s on the best tile; FP8 tensor-core GEMMs have their own
+  // fraction of their (twice as high) peak.
+  double rate =
+      peak * 1e12 *
+      (p.dtype == model::DType::FP8 ? t.fp8MathEfficiency : t.mathEfficiency) *
+      (p.grouped ? t.groupedGemmEfficiency : 1.0);
   double bw = t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency;
   double idealCompute = e.flops / rate * 1e6;
   e.computeUs = idealCompute /
@@ -117,14 +125,16 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   // The epilogue writes C after the main loop: a tile's store overlaps
   // other CTAs' main loops only in part, so that part of the output's
   // write time adds to the compute time.
-  double outputUs = double(eb) * p.batch * double(p.m) * double(p.n) / bw *
-                    1e6 / e.alignFactor;
+  double outputUs = double(outBytes) * p.batch * double(p.m) * double(p.n) /
+                    bw * 1e6 / e.alignFactor;
   e.computeUs += t.epilogueSerialFraction * outputUs;
   e.memoryBound = e.memoryUs > e.computeUs;
-  e.predictedUs =
-      overlap(e.computeUs, e.memoryUs, t.overlapExponent) + t.launchOverheadUs;
+  // The quantization runs before the GEMM (its own kernels): its time adds.
+  e.quantize = estimateQuantize(p, t);
+  e.predictedUs = overlap(e.computeUs, e.memoryUs, t.overlapExponent) +
+                  t.launchOverheadUs + e.quantize.predictedUs;
   e.idealUs = overlap(idealCompute, memoryFloor, t.overlapExponent) +
-              t.launchOverheadUs;
+              t.launchOverheadUs + e.quantize.predictedUs;
   e.tflops = e.flops / (e.predictedUs * 1e-6) / 1e12;
 
   // Attribute the lost time to its causes, multiplicatively in a fixed
@@ -145,8 +155,42 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   return e;
 }
 
+target::TileConfig tshape::cost::fp8LinearTile(int64_t m) {
+  return {m <= 128 ? 64 : 128, m <= 64 ? 64 : 128};
+}
+
+QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
+                                                const target::GpuTarget &t) {
+  QuantizeEstimate q;
+  if (p.quantize == Quantize::None || p.dtype != model::DType::FP8)
+    return q;
+  const double elems = double(p.batch) * double(p.m) * double(p.k);
+  const bool block = p.quantize == Quantize::Block;
+  // Bytes per element: per-tensor reads bf16 twice (amax, cast) and writes
+  // FP8 once; block scaling reads once and writes FP8 plus a one-byte
+  // scale per 32 elements. A transposed copy writes the FP8 side again.
+  const double write = block ? 1.0 + 1.0 / 32 : 1.0;
+  const double read = block ? 2.0 : 4.0;
+  q.kernels = block ? 1 : 2;
+  q.bytes = elems * (read + write * (p.quantizeTranspose ? 2 : 1));
+  q.predictedUs =
+      q.bytes / (t.memoryBandwidthGBs * 1e9 * t.quantizeEfficiency) * 1e6 +
+      q.kernels * t.quantizeOverheadUs;
+  return q;
+}
+
 GemmEstimate tshape::cost::estimateGemm(const GemmProblem &p,
                                             const target::GpuTarget &t) {
+  // On Hopper an FP8 linear layer's GEMM takes its tile from M alone and
+  // does not split K (vLLM's CUTLASS FP8 kernels, which the measured
+  // layers ran); a menu without that tile (a target file's own) falls back
+  // to the library's choice.
+  if (p.quantize != Quantize::None && t.arch == "hopper") {
+    const target::TileConfig want = fp8LinearTile(p.m);
+    for (const target::TileConfig &tile : t.tiles)
+      if (tile.m == want.m && tile.n == want.n)
+        return estimateWithTile(p, t, tile, 1);
+  }
   GemmEstimate best;
   bool first = true;
   for (const target::TileConfig &tile : t.tiles) {

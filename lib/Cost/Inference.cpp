@@ -71,12 +71,15 @@ void add(TimeShares &to, const TimeShares &s, double times) {
 InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
                             const model::ModelConfig &c,
                             const target::GpuTarget &t, const Cluster *cluster,
+                            const model::RunShape &run,
                             std::vector<std::string> &notes) {
   InferenceKernel k;
   k.name = kernel.name();
   k.kind = kernel.kind();
   k.count = count;
-  const KernelEstimate e = predictKernel(kernel, c.dtype, t, cluster);
+  // The run's precision prices weight GEMMs as FP8 linear layers, and a
+  // grouped expert GEMM over the experts that get a token.
+  const KernelEstimate e = predictKernel(kernel, c.dtype, t, cluster, &run);
   k.supported = e.supported;
   k.unsupported = e.unsupported;
   k.us = e.supported ? e.predictedUs : 0;
@@ -166,6 +169,14 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
     error = "rule " + v->rule + ": " + v->message;
     return std::nullopt;
   }
+  if (run.precision && !t.supports(*run.precision)) {
+    error = std::string("precision ") + precisionName(*run.precision) +
+            " is not supported on " + t.name + " (it supports " +
+            t.precisionList() +
+            "): use one of those, or a target that "
+            "has it";
+    return std::nullopt;
+  }
   InferenceEstimate est;
   est.run = run;
   est.sequences = c.microbatch;
@@ -188,9 +199,10 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   const std::vector<model::Kernel> layer = model::layerKernels(c, run, 0);
   const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
   for (const model::Kernel &k : layer)
-    est.kernels.push_back(priceKernel(k, c.layers, c, t, cluster, est.notes));
+    est.kernels.push_back(
+        priceKernel(k, c.layers, c, t, cluster, run, est.notes));
   for (const model::Kernel &k : head)
-    est.kernels.push_back(priceKernel(k, 1, c, t, cluster, est.notes));
+    est.kernels.push_back(priceKernel(k, 1, c, t, cluster, run, est.notes));
 
   // Tensor parallelism: one all-reduce of the b x q x h activations after
   // each residual sub-layer (attn_out, mlp_down), and one after the
@@ -205,7 +217,7 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
     const int64_t perLayer = int64_t(c.layerBlocks.size());
     est.kernels.push_back(priceKernel(model::Kernel(ar),
                                       perLayer * c.layers + 1, c, t, cluster,
-                                      est.notes));
+                                      run, est.notes));
   }
   for (const InferenceKernel &k : est.kernels) {
     est.stepUs += double(k.count) * k.us;

@@ -136,7 +136,38 @@ double tshape::cost::layerActivationBytes(const ModelConfig &c,
   // Tensor parallelism splits 24 s b h of the 34 (the GEMMs' inputs inside
   // each sub-layer); sequence parallelism splits the other 10 (the norms,
   // dropouts and sub-layer inputs).
-  return sp ? 34 * sbh / t + core : sbh * (10 + 24 / t) + core;
+  const double dense = sp ? 34 * sbh / t + core : sbh * (10 + 24 / t) + core;
+  const bool moe = std::count(c.layerBlocks.begin(), c.layerBlocks.end(),
+                              BlockKind::Moe) > 0;
+  if (!moe)
+    return dense;
+  // An MoE layer (no dense MLP) keeps the MoE block's activations in place
+  // of the MLP's 19 s b h (its input 2 and dropout mask 1, split by
+  // sequence parallelism; the 4h products 16, split by t).
+  const double mlp = sp ? 19 * sbh / t : sbh * (3 + 16 / t);
+  return dense - mlp + moeActivationBytes(c, plan);
+}
+
+double tshape::cost::moeActivationBytes(const ModelConfig &c,
+                                        const TrainingPlan &plan) {
+  // The sub-layer's input (2 s b h) and dropout mask (s b h), split by
+  // sequence parallelism as the dense MLP's are; the router's logits in
+  // fp32 (4 s b E, for the softmax's and top-k's backward); and for each of
+  // the s b k routed copies (every rank routes its s b tokens k times, and
+  // its E/ep experts receive as many copies: tokens x k / E per expert):
+  // the permuted input (2h), the gate and up outputs and the activation's
+  // output (3 x 2 f_e / t) and the expert's output before the weighted sum
+  // (2h), in 16-bit activations.
+  const double s = double(model::rankSeq(c));
+  const double b = double(getParam(c, Param::Microbatch));
+  const double h = double(getParam(c, Param::Hidden));
+  const double t = double(tp(c));
+  const double e = double(c.moe.experts), k = double(c.moe.topk);
+  const double f = double(c.moe.inner);
+  const double sbh = s * b * h;
+  const double spDiv = plan.sequenceParallel ? t : 1.0;
+  const double copies = s * b * k;
+  return 3 * sbh / spDiv + 4 * s * b * e + copies * (2 * h + 6 * f / t + 2 * h);
 }
 
 std::optional<MemoryEstimate>
@@ -189,7 +220,11 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
       double(model::splitDegree(Param::Vocab, model::bindings(c)));
   const double logits = 4 * s * double(getParam(c, Param::Microbatch)) *
                         vocabRank;
-  const double perLayerActs = layerActivationBytes(c, plan);
+  // The heaviest layer of a heterogeneous stack (an MoE layer's
+  // activations differ from a dense one's), as for the weights.
+  double perLayerActs = 0;
+  for (const auto &[lc, n] : model::layerGroups(c))
+    perLayerActs = std::max(perLayerActs, layerActivationBytes(lc, plan));
 
   MemoryEstimate est;
   const int64_t layersPerChunk = layers / (p * v);

@@ -7,10 +7,41 @@
 using namespace tshape;
 using namespace tshape::cost;
 
+int64_t tshape::cost::activeGroups(const model::GemmSpec &g,
+                                   const model::RunShape &run) {
+  using model::Param;
+  if (!g.batch.expr.mentions(Param::Experts) || !g.env.has(Param::TopK))
+    return g.batch.value;
+  // The token copies routed to this rank's experts: each of its tokens k
+  // times (balanced over the ep ranks, as tokensPerExpert counts them).
+  std::optional<int64_t> copies =
+      (run.tokens() * model::DimExpr::param(Param::TopK)).eval(g.env);
+  if (!copies || *copies <= 0)
+    return g.batch.value;
+  return std::min(g.batch.value, *copies);
+}
+
 GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
-                                      model::DType dtype) {
-  return {g.batch.value, g.m.value, g.n.value, g.k.value,
-          dtype,         g.transA,  g.transB};
+                                      model::DType dtype,
+                                      const model::RunShape *run,
+                                      const target::GpuTarget *t) {
+  GemmProblem p{g.batch.value, g.m.value, g.n.value, g.k.value,
+                dtype,         g.transA,  g.transB};
+  p.grouped = g.batch.expr.mentions(model::Param::Experts);
+  if (run)
+    p.batch = activeGroups(g, *run);
+  if (!run || !run->precision || *run->precision == Precision::BF16 ||
+      !model::roleInfo(g.role).weight)
+    return p;
+  p.dtype = model::DType::FP8;
+  const bool block = *run->precision == Precision::MXFP8;
+  // The forward quantizes x, the data gradient dY; the weight gradient
+  // reads the FP8 copies those casts wrote.
+  if (g.pass != model::GemmPass::GradB)
+    p.quantize = block ? Quantize::Block : Quantize::PerTensor;
+  p.quantizeTranspose = p.quantize != Quantize::None && run->backward() &&
+                        (block || (t && t->arch == "hopper"));
+  return p;
 }
 
 AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
@@ -78,11 +109,19 @@ tshape::cost::collectiveProblem(const model::CollectiveSpec &c) {
 KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
                                            model::DType dtype,
                                            const target::GpuTarget &t,
-                                           const Cluster *cluster) {
+                                           const Cluster *cluster,
+                                           const model::RunShape *run) {
   KernelEstimate e;
   e.kind = k.kind();
+  if (run && run->precision && !t.supports(*run->precision)) {
+    e.supported = false;
+    e.unsupported = std::string(precisionName(*run->precision)) +
+                    " is not supported on " + t.name + " (it supports " +
+                    t.precisionList() + ")";
+    return e;
+  }
   if (const model::GemmSpec *g = k.gemm()) {
-    e.gemm = estimateGemm(gemmProblem(*g, dtype), t);
+    e.gemm = estimateGemm(gemmProblem(*g, dtype, run, &t), t);
     e.supported = e.gemm.supported;
     if (!e.supported)
       e.unsupported = std::string(model::dtypeName(dtype)) +

@@ -48,5 +48,7 @@ std::string tshape::model::str(const RunShape &r) {
     s += " draft=" + std::to_string(r.draft);
   if (r.kvCache)
     s += std::string(" kv_cache=") + dtypeName(*r.kvCache);
+  if (r.precision)
+    s += std::string(" precision=") + precisionName(*r.precision);
   return s;
 }

@@ -50,8 +50,16 @@ model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
 double tshape::predict::predictRow(const KernelRow &row,
                                    const target::GpuTarget &t,
                                    const cost::Cluster *cluster) {
+  // An fp8 GEMM row is an FP8 linear layer (forward, inference: no
+  // transposed copy) at the precision its scaling names; `none` a bare FP8
+  // GEMM.
+  model::RunShape run;
+  if (row.kind == KernelKind::Gemm && row.gemm.quantize != cost::Quantize::None)
+    run.precision = row.gemm.quantize == cost::Quantize::Block
+                        ? Precision::MXFP8
+                        : Precision::FP8;
   cost::KernelEstimate e =
-      cost::predictKernel(rowKernel(row), rowDType(row), t, cluster);
+      cost::predictKernel(rowKernel(row), rowDType(row), t, cluster, &run);
   return e.supported ? e.predictedUs : 0;
 }
 

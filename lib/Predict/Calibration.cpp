@@ -202,6 +202,8 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
   // from the one before.
   using target::FitGroup;
   auto groupOf = [](const KernelRow &r) {
+    if (r.kind == KernelKind::Gemm && r.gemm.dtype == DType::FP8)
+      return FitGroup::Fp8Gemm;
     return r.kind == KernelKind::Gemm ? FitGroup::Gemm
            : r.kind == KernelKind::DecodeAttention
                ? FitGroup::DecodeAttention
@@ -209,7 +211,7 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
   };
   GpuTarget t = base;
   for (FitGroup group : {FitGroup::Gemm, FitGroup::PrefillAttention,
-                         FitGroup::DecodeAttention}) {
+                         FitGroup::DecodeAttention, FitGroup::Fp8Gemm}) {
     std::vector<const KernelRow *> use;
     for (const KernelRow *r : fit)
       if (r->kind != KernelKind::Collective && groupOf(*r) == group)

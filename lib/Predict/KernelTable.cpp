@@ -110,6 +110,33 @@ struct RowReader {
     out = *d;
     return true;
   }
+  /// The `scaling` column of an fp8 GEMM row: how the FP8 linear layer
+  /// quantizes its input (`tensor`, the default: per-tensor current
+  /// scaling, what the measured files hold; `block`: MXFP8; `none`: a
+  /// bare FP8 GEMM on FP8 operands, as tshape-bench-gemms times it).
+  bool scaling(DType dt, cost::Quantize &out) {
+    int c = cols["scaling"];
+    const std::string f = c < 0 ? std::string() : fields[c];
+    if (dt != DType::FP8) {
+      out = cost::Quantize::None;
+      if (f.empty() || f == "none")
+        return true;
+      why = "column 'scaling' is '" + f + "' on a " + dtypeName(dt) +
+            " row (only fp8 rows are scaled)";
+      return false;
+    }
+    if (f.empty() || f == "tensor")
+      out = cost::Quantize::PerTensor;
+    else if (f == "block")
+      out = cost::Quantize::Block;
+    else if (f == "none")
+      out = cost::Quantize::None;
+    else {
+      why = "unknown scaling '" + f + "' (expected tensor, block or none)";
+      return false;
+    }
+    return true;
+  }
   bool measured(std::optional<double> &out) {
     for (const char *name : {"latency_us", "measured_us"}) {
       int c = cols[name];
@@ -261,12 +288,16 @@ bool tshape::predict::parseKernelTable(const std::string &text,
       if (!r.integer("m", 1, p.m, 1) || !r.integer("n", 1, p.n, 1) ||
           !r.integer("k", 1, p.k, 1) || !r.integer("batch", 1, p.batch, 1) ||
           !r.flag("trans_a", p.transA, false) ||
-          !r.flag("trans_b", p.transB, cols["trans_b"] < 0))
+          !r.flag("trans_b", p.transB, cols["trans_b"] < 0) ||
+          !r.scaling(dt, p.quantize))
         return fail(lineNo, why);
-      row.key = std::string(dtypeName(dt)) + "," + std::to_string(p.batch) +
-                "," + std::to_string(p.m) + "," + std::to_string(p.n) + "," +
-                std::to_string(p.k) + "," + std::to_string(p.transA) +
-                std::to_string(p.transB);
+      row.key = std::string(dtypeName(dt)) +
+                (p.quantize == cost::Quantize::Block  ? "/block"
+                 : p.quantize == cost::Quantize::None ? ""
+                                                      : "/tensor") +
+                "," + std::to_string(p.batch) + "," + std::to_string(p.m) +
+                "," + std::to_string(p.n) + "," + std::to_string(p.k) + "," +
+                std::to_string(p.transA) + std::to_string(p.transB);
     } else {
       cost::AttentionProblem &a = row.attention;
       a.dtype = dt;

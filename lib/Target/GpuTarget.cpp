@@ -49,6 +49,9 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   // FA2 on Ampere/Ada compiles multiples of 32 up to 256; none on Volta.
   // Their decode paths: FA3 splits any decode's cache across CTAs, FA2's
   // varlen path only packed GQA heads without a window.
+  // MXFP8 (block-scaled FP8) tensor cores: Blackwell (the B200 and GB200
+  // datasheets list MXFP8 at the FP8 rate).
+  t.mxfp8 = std::string(arch) == "blackwell";
   if (std::string(arch) == "hopper" || std::string(arch) == "blackwell") {
     t.fusedHeadDims = {64, 128, 256};
   } else {
@@ -100,10 +103,44 @@ Constants h100Decode() {
           {"decode_cta_us", 3.169},          {"decode_sm_bandwidth", 11.75},
           {"decode_combine_us", 2.037},      {"decode_overlap_exponent", 1.257}};
 }
+/// The same two fits on the H100 timings through vLLM 0.24 (FlashAttention
+/// 3 and 4 kernels): the built-in h100-sxm-vllm0.24, the other attention
+/// stack (docs/model-accuracy.md#attention-stacks).
+Constants h100Vllm024Attention() {
+  return {{"attention_efficiency", 0.692},
+          {"attention_overhead_us", 11.719},
+          {"attention_softmax_dim", 87.4},
+          {"attention_query_block_cost", 3.384}};
+}
+Constants h100Vllm024Decode() {
+  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.444},
+          {"decode_cta_us", 3.4},          {"decode_sm_bandwidth", 16},
+          {"decode_combine_us", 1.93},     {"decode_overlap_exponent", 1.226}};
+}
 Constants a100Decode() {
   return {{"decode_memory_efficiency", 0.857}, {"decode_overhead_us", 11.327},
           {"decode_cta_us", 4.18},             {"decode_sm_bandwidth", 3.552},
           {"decode_combine_us", 6.195},        {"decode_overlap_exponent", 1.824}};
+}
+/// FP8 linear layers (the GEMM and its input's per-tensor quantization),
+/// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
+Constants h100Fp8() {
+  return {{"fp8_math_efficiency", 0.732},
+          {"quantize_efficiency", 0.995},
+          {"quantize_overhead_us", 1.161}};
+}
+Constants b200Fp8() {
+  return {{"fp8_math_efficiency", 0.396},
+          {"quantize_efficiency", 0.778},
+          {"quantize_overhead_us", 1.455}};
+}
+/// Fused MoE layers (Cost/MoeLayer.h), fitted by bench/moe-accuracy on
+/// the fitting half of the H100 MoE timings (vLLM 0.19's fused_moe). No
+/// other GPU has MoE timings: the others take this fit.
+Constants h100Moe() {
+  return {{"grouped_gemm_efficiency", 0.7237},
+          {"moe_memory_efficiency", 0.758},
+          {"moe_overhead_us", 8.9813}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
@@ -140,9 +177,13 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
   // the others take the fit of the nearest measured architecture
   // (docs/targets.md says which, and why).
   static const std::vector<GpuTarget> targets = [] {
-    const Constants h100 = h100Gemm() + h100Attention() + h100Decode();
-    const Constants a100 = a100Gemm() + a100Attention() + a100Decode();
-    return std::vector<GpuTarget>{
+    const Constants h100 =
+        h100Gemm() + h100Attention() + h100Decode() + h100Fp8() + h100Moe();
+    const Constants a100 =
+        a100Gemm() + a100Attention() + a100Decode() + h100Moe();
+    const Constants b200 =
+        b200Gemm() + h100Attention() + h100Decode() + b200Fp8() + h100Moe();
+    std::vector<GpuTarget> v{
         // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
         // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
         with(make("v100", "NVIDIA V100 SXM2 32GB", "volta", 80, 15.7, 125, 15.7,
@@ -161,6 +202,16 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
              h100,
              "fitted on H100 SXM bf16 GEMM, prefill- and decode-attention "
              "timings (aiconfigurator)"),
+        // The H100 with the attention stack of vLLM 0.24: the same GPU and
+        // GEMM fit, attention and decode constants fitted on that
+        // release's timings (a median 1.23x slower than vLLM 0.19's).
+        with(make("h100-sxm-vllm0.24",
+                  "NVIDIA H100 SXM5 80GB, attention through vLLM 0.24",
+                  "hopper", 132, 989.4, 989.4, 66.9, 494.7, 1978.9, 3350, 50,
+                  80),
+             h100 + h100Vllm024Attention() + h100Vllm024Decode(),
+             "fitted on H100 SXM bf16 GEMM timings and prefill- and "
+             "decode-attention timings through vLLM 0.24 (aiconfigurator)"),
         with(make("h100-pcie", "NVIDIA H100 PCIe 80GB", "hopper", 114, 756, 756,
                   51.2, 378, 1513, 2000, 50, 80),
              h100, fromH100),
@@ -170,16 +221,17 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
         with(
             make("b200", "NVIDIA B200 (HGX, 1000 W)", "blackwell", 148, 2250,
                  2250, 75, 1100, 4500, 7700, 126, 180),
-            b200Gemm() + h100Attention() + h100Decode(),
+            b200,
             "GEMM constants fitted on B200 bf16 GEMM timings (aiconfigurator); "
             "attention and decode constants from the H100 SXM fit (no B200 "
             "attention timings)"),
         // The GPU of a GB200 superchip (GB200 NVL72 datasheet, per GPU at
         // 1,200 W): the B200's die, so its SM count, L2 and fits.
-        with(make("gb200", "NVIDIA GB200 (Grace Blackwell superchip GPU, "
-                           "1200 W)",
+        with(make("gb200",
+                  "NVIDIA GB200 (Grace Blackwell superchip GPU, "
+                  "1200 W)",
                   "blackwell", 148, 2500, 2500, 90, 1250, 5000, 8000, 126, 186),
-             b200Gemm() + h100Attention() + h100Decode(),
+             b200,
              "derived: the B200 GEMM fit and the H100 SXM attention and "
              "decode fit with "
              "this GPU's datasheet peaks and bandwidth (no timings of this "
@@ -191,6 +243,15 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
                   165.2, 82.6, 82.6, 330.3, 1008, 72, 24),
              a100, fromA100),
     };
+    // The attention stack the attention and decode constants were fitted
+    // on (the default collection of each GPU's timings; the README of the
+    // data): vLLM 0.19 on H100, vLLM 0.14 on A100, carried with the fits.
+    for (GpuTarget &t : v)
+      t.attentionStack = t.name == "h100-sxm-vllm0.24" ? "vllm-0.24"
+                         : t.arch == "hopper" || t.arch == "blackwell"
+                             ? "vllm-0.19"
+                             : "vllm-0.14";
+    return v;
   }();
   return targets;
 }
@@ -200,15 +261,16 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
   // smoothing) and is a legitimate fit.
   constexpr FitGroup gemm = FitGroup::Gemm,
                      prefill = FitGroup::PrefillAttention,
-                     decode = FitGroup::DecodeAttention;
+                     decode = FitGroup::DecodeAttention,
+                     fp8 = FitGroup::Fp8Gemm, moe = FitGroup::MoeLayer;
   static const std::vector<ModelConstant> constants = {
       {"math_efficiency", 0.30, 1.00, &GpuTarget::mathEfficiency, gemm},
       {"memory_efficiency", 0.30, 1.00, &GpuTarget::memoryEfficiency, gemm},
       {"launch_overhead_us", 0.0, 20.0, &GpuTarget::launchOverheadUs, gemm},
       {"wave_smoothing", 0.0, 1.0, &GpuTarget::waveSmoothing, gemm},
       {"overlap_exponent", 1.0, 8.0, &GpuTarget::overlapExponent, gemm},
-      {"epilogue_serial_fraction", 0.0, 1.0,
-       &GpuTarget::epilogueSerialFraction, gemm},
+      {"epilogue_serial_fraction", 0.0, 1.0, &GpuTarget::epilogueSerialFraction,
+       gemm},
       {"split_k_min_k", 0.0, 16384.0, &GpuTarget::splitKMinK, gemm},
       {"attention_efficiency", 0.20, 1.00, &GpuTarget::attentionEfficiency,
        prefill},
@@ -222,11 +284,18 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
        &GpuTarget::decodeMemoryEfficiency, decode},
       {"decode_overhead_us", 0.0, 40.0, &GpuTarget::decodeOverheadUs, decode},
       {"decode_cta_us", 0.0, 20.0, &GpuTarget::decodeCtaUs, decode},
-      {"decode_sm_bandwidth", 0.5, 16.0, &GpuTarget::decodeSmBandwidth,
-       decode},
+      {"decode_sm_bandwidth", 0.5, 16.0, &GpuTarget::decodeSmBandwidth, decode},
       {"decode_combine_us", 0.0, 20.0, &GpuTarget::decodeCombineUs, decode},
-      {"decode_overlap_exponent", 1.0, 8.0,
-       &GpuTarget::decodeOverlapExponent, decode},
+      {"decode_overlap_exponent", 1.0, 8.0, &GpuTarget::decodeOverlapExponent,
+       decode},
+      {"fp8_math_efficiency", 0.30, 1.00, &GpuTarget::fp8MathEfficiency, fp8},
+      {"quantize_efficiency", 0.20, 1.00, &GpuTarget::quantizeEfficiency, fp8},
+      {"quantize_overhead_us", 0.0, 20.0, &GpuTarget::quantizeOverheadUs, fp8},
+      {"grouped_gemm_efficiency", 0.20, 1.00, &GpuTarget::groupedGemmEfficiency,
+       moe},
+      {"moe_memory_efficiency", 0.05, 1.00, &GpuTarget::moeMemoryEfficiency,
+       moe},
+      {"moe_overhead_us", 0.0, 100.0, &GpuTarget::moeOverheadUs, moe},
   };
   return constants;
 }
@@ -252,4 +321,12 @@ std::string tshape::target::builtinTargetNames() {
   for (const GpuTarget &t : builtinTargets())
     out += (out.empty() ? "" : ", ") + t.name;
   return out;
+}
+
+std::string GpuTarget::precisionList() const {
+  std::string s;
+  for (Precision p : {Precision::BF16, Precision::FP8, Precision::MXFP8})
+    if (supports(p))
+      s += std::string(s.empty() ? "" : ", ") + precisionName(p);
+  return s;
 }

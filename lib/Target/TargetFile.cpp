@@ -130,6 +130,22 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     }
     t.decodeSplitGqaOnly = *b;
   }
+  if (const json::Value *v = o->get("mxfp8")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b) {
+      error = "key 'mxfp8': expected true or false";
+      return std::nullopt;
+    }
+    t.mxfp8 = *b;
+  }
+  if (const json::Value *v = o->get("attention_stack")) {
+    std::optional<llvm::StringRef> s = v->getAsString();
+    if (!s) {
+      error = "key 'attention_stack': expected a string (e.g. \"vllm-0.24\")";
+      return std::nullopt;
+    }
+    t.attentionStack = s->str();
+  }
   t.memoryBandwidthGBs = bw;
   t.l2MB = l2;
   t.memoryGiB = mem;

@@ -1,6 +1,6 @@
 // Bad options and targets are clean errors (exit 1, a message), never a crash.
 // RUN: not tshape-opt %s --tshape-gemm-analysis="target=tpu-v5" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: error: tshape-gemm-analysis: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, b200, gb200, l40s, rtx4090; or target-file=FILE.json)
+// UNKNOWN: error: tshape-gemm-analysis: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-sxm-vllm0.24, h100-pcie, h200, b200, gb200, l40s, rtx4090; or target-file=FILE.json)
 // RUN: not tshape-opt %s --tshape-gemm-analysis="threshold=-0.5" 2>&1 | FileCheck %s --check-prefix=THRESH
 // THRESH: error: tshape-gemm-analysis: threshold must be in [0, 1), got -5.000000e-01
 // RUN: not tshape-opt %s --tshape-gemm-analysis="remarks=some" 2>&1 | FileCheck %s --check-prefix=REMARKS

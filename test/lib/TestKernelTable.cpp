@@ -3,7 +3,8 @@
 // tshape-test-kernel-table prints the Markdown tables of docs/kernels.md
 // from the block models (Model/Blocks): every forward kernel of every
 // block, for each layout a block has (plain, gated and fused gate/up MLP;
-// unfused and fused attention), with its sizes as the block states them.
+// unfused and fused attention; MoE with separate or fused gate/up experts),
+// with its sizes as the block states them.
 // test/Docs/kernel-table.test checks that the docs hold exactly this text,
 // so the docs cannot drift from the models. Test-only, like
 // tshape-test-gemm-consistency.
@@ -51,6 +52,19 @@ const Layout kLayouts[] = {
      [](model::ModelConfig &c) { c.mlp.gated = true; }},
     {"mlp, gated, fuse-gated-mlp", model::BlockKind::Mlp,
      [](model::ModelConfig &c) { c.mlp.gated = c.mlp.fusedGateUp = true; }},
+    // An MoE block: 8 gated routed experts of inner 1408, top-2, and one
+    // shared expert of inner 2816 (Qwen-MoE's layout), at ep = 2.
+    {"moe", model::BlockKind::Moe,
+     [](model::ModelConfig &c) {
+       c.moe = {8, 2, 1408, 1, 2816};
+       c.parallel.ep = 2;
+     }},
+    {"moe, fuse-gated-mlp", model::BlockKind::Moe,
+     [](model::ModelConfig &c) {
+       c.moe = {8, 2, 1408, 1, 2816};
+       c.parallel.ep = 2;
+       c.mlp.fusedGateUp = true;
+     }},
     {"embedding", model::BlockKind::Embedding, [](model::ModelConfig &) {}},
     {"lm_head", model::BlockKind::LMHead, [](model::ModelConfig &) {}},
 };

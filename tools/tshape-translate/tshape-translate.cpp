@@ -83,6 +83,13 @@ llvm::cl::opt<std::string> kvCacheOpt(
     llvm::cl::desc("prefill, decode: the KV cache's element type, bf16, fp16 "
                    "or fp8 (default: --dtype)"),
     llvm::cl::init(""), llvm::cl::cat(importCat));
+llvm::cl::opt<std::string> precisionOpt(
+    "precision",
+    llvm::cl::desc("the linear layers' precision as frameworks run them: "
+                   "bf16, fp8 (per-tensor current scaling) or mxfp8 (block "
+                   "scaling, Blackwell); stated on tshape.run (default: "
+                   "--dtype)"),
+    llvm::cl::init(""), llvm::cl::cat(importCat));
 llvm::cl::opt<int64_t>
     tpOpt("tp", llvm::cl::desc("tensor-parallel degree t (default: 1)"),
           llvm::cl::init(1), llvm::cl::cat(importCat));
@@ -218,6 +225,14 @@ importRunShape(std::string &error) {
       return std::nullopt;
     }
   }
+  if (!precisionOpt.empty()) {
+    run.precision = tshape::parsePrecision(precisionOpt);
+    if (!run.precision) {
+      error = "--precision: unknown precision '" + precisionOpt.getValue() +
+              "' (expected " + tshape::precisionNames() + ")";
+      return std::nullopt;
+    }
+  }
   int64_t seq = seqOpt;
   if (phase == Phase::Decode && phaseGiven) {
     if (seqOpt.getNumOccurrences()) {
@@ -302,7 +317,7 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
   OwningOpRef<ModuleOp> module =
       tshape::buildModelModule(ctx, *config, at(1, 1));
   // The run the IR states: the passes lower and price it.
-  if (phaseOpt.getNumOccurrences())
+  if (phaseOpt.getNumOccurrences() || precisionOpt.getNumOccurrences())
     for (auto fn : module->getOps<func::FuncOp>())
       fn->setAttr(tshape::TShapeDialect::kRunAttrName,
                   tshape::RunAttr::get(ctx, run->first));
@@ -317,7 +332,7 @@ int main(int argc, char **argv) {
       "import-hf-config",
       "import a Hugging Face config.json as tshape IR (see --seq, "
       "--microbatch, --tp, --dtype, --name, --phase, --batch, --context, "
-      "--chunk, --draft-tokens, --kv-cache-dtype)",
+      "--chunk, --draft-tokens, --kv-cache-dtype, --precision)",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
         return importHF(sourceMgr, ctx);
       },

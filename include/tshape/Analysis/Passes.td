@@ -29,7 +29,8 @@ def TShapeGemmAnalysis : Pass<"tshape-gemm-analysis", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
-           "built-in GPU (v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, "
+           "built-in GPU (v100, a100-40gb, a100-80gb, h100-sxm, "
+           "h100-sxm-vllm0.24, h100-pcie, "
            "h200, b200, gb200, l40s, rtx4090); default: the module's tshape.target, "
            "else h100-sxm">,
     Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",

@@ -16,12 +16,47 @@
 
 namespace tshape::cost {
 
+/// How an FP8 linear layer makes its A operand (the input x forward, the
+/// output gradient dY in the data-gradient GEMM) FP8 before the GEMM, as
+/// Transformer Engine runs it: not at all (the operand is already FP8: a
+/// bare FP8 GEMM, or the weight gradient, whose operands the forward and
+/// data-gradient quantizations wrote), per-tensor current scaling (an amax
+/// reduction over the bf16 operand, then a cast), or MXFP8 block scaling
+/// (one cast writing an E8M0 scale per 32 elements).
+enum class Quantize : uint8_t { None, PerTensor, Block };
+
 struct GemmProblem {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   model::DType dtype = model::DType::BF16;
   bool transA = false; ///< A stored K x M (lda = M), else M x K (lda = K)
   bool transB = false; ///< B stored N x K (ldb = K), else K x N (ldb = N)
+  /// dtype FP8 only: the quantization of A from bf16 that runs before the
+  /// GEMM (an FP8 linear layer; its output is bf16, 2 bytes).
+  Quantize quantize = Quantize::None;
+  /// The cast also writes A transposed (Hopper in training: its FP8 GEMMs
+  /// take only the TN layout, so the weight-gradient GEMM needs x and dY
+  /// transposed, and TE's cast-transpose writes both copies at once).
+  bool quantizeTranspose = false;
+  /// A grouped GEMM over experts (batch = the experts that get tokens):
+  /// its kernel reaches grouped_gemm_efficiency of the library's rate.
+  bool grouped = false;
 };
+
+/// The quantization of an FP8 linear layer's A operand.
+struct QuantizeEstimate {
+  int kernels = 0;  ///< 2 per-tensor (amax, cast), 1 block, 0 none
+  double bytes = 0; ///< bf16 reads, FP8 writes and block scales
+  double predictedUs = 0;
+};
+
+/// The quantization of the `m x k` (x batch) A operand of `p` on `t`:
+/// per-tensor reads the bf16 operand twice (amax, then the cast) and writes
+/// it once in FP8, 5 bytes per element; block scaling reads it once and
+/// writes it with one scale byte per 32 elements, 3 + 1/32 bytes; a
+/// transposed copy writes its FP8 bytes (and scales) again. Time = bytes /
+/// (bandwidth x quantize_efficiency) + kernels x quantize_overhead_us.
+QuantizeEstimate estimateQuantize(const GemmProblem &p,
+                                  const target::GpuTarget &t);
 
 /// Alignment of one size (in elements) against the target's rules.
 struct DimAlignment {
@@ -44,6 +79,9 @@ struct GemmEstimate {
   DimAlignment m, n, k, lda, ldb, ldc;
   double flops = 0, bytes = 0, intensity = 0;
   bool memoryBound = false;
+  /// The FP8 linear layer's quantization of A, run before the GEMM and
+  /// included in predictedUs (none unless GemmProblem::quantize).
+  QuantizeEstimate quantize;
   double computeUs = 0, memoryUs = 0, predictedUs = 0, tflops = 0;
   /// The time with every shape effect removed: the same FLOPs and bytes at
   /// full tile, K-step, wave and alignment efficiency on the largest tile.
@@ -76,9 +114,18 @@ GemmEstimate estimateWithTile(const GemmProblem &p,
                               const target::TileConfig &tile,
                               int64_t splitK = 1);
 
+/// The CTA tile (m, n only) of an FP8 linear layer's GEMM of M rows on
+/// Hopper: vLLM's CUTLASS FP8 kernels (scaled_mm_sm90_fp8_dispatch.cuh)
+/// pick it from M alone, M <= 64: 64 x 64; M <= 128: 64 x 128; else
+/// 128 x 128, and never split K. Elsewhere the library's choice over the
+/// menu stands (on B200 it fits the measured layers better than vLLM's
+/// one sm100 tile: docs/model-accuracy.md).
+target::TileConfig fp8LinearTile(int64_t m);
+
 /// Predicts one GEMM with the tile and split-K of minimum predicted time
 /// (ties: the earlier tile in the menu, then no split). Split-K is tried
-/// only when the tiles do not fill one wave.
+/// only when the tiles do not fill one wave. An FP8 linear layer
+/// (GemmProblem::quantize) takes fp8LinearTile's tile, unsplit.
 GemmEstimate estimateGemm(const GemmProblem &p,
                           const target::GpuTarget &target);
 

@@ -120,9 +120,19 @@ struct MemoryEstimate {
 
 /// The activation bytes one decoder layer keeps for one microbatch
 /// (Korthikanti et al. 2022, Table 2), with the sequence divided by the
-/// context-parallel degree.
+/// context-parallel degree; a layer whose blocks hold an MoE block keeps
+/// moeActivationBytes in place of the dense MLP's.
 double layerActivationBytes(const model::ModelConfig &config,
                             const TrainingPlan &plan);
+
+/// The activation bytes an MoE block keeps for one microbatch (16-bit,
+/// docs/memory.md#moe-layers): its input and dropout mask (3 s b h, split
+/// by sequence parallelism), the router's fp32 logits (4 s b E) and, for
+/// each of the s b k routed copies (tokens x k / E per expert), the
+/// permuted input, the gate, up and activation outputs and the expert's
+/// output: 2h + 6 f_e / t + 2h bytes.
+double moeActivationBytes(const model::ModelConfig &config,
+                          const TrainingPlan &plan);
 
 /// The memory per GPU of every pipeline stage; nullopt with `*error` set
 /// (numbers and what to change) when the config or the plan is invalid

@@ -18,6 +18,7 @@
 #include "tshape/Cost/DecodeAttention.h"
 #include "tshape/Cost/GemmModel.h"
 #include "tshape/Model/Kernel.h"
+#include "tshape/Model/RunShape.h"
 
 #include <string>
 
@@ -42,8 +43,28 @@ struct KernelEstimate {
   CollectiveEstimate collective;    ///< kind Collective
 };
 
-/// The GEMM problem of a GEMM of the model, in `dtype`.
-GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype);
+/// The groups of a grouped expert GEMM (batch over the rank's E/ep
+/// routed experts) that receive a token under `run`: min(E/ep, tokens x
+/// k), the token copies routed to the rank (with fewer copies than
+/// experts, the others get none and their weights are not read). The
+/// GEMM's batch for any other GEMM.
+int64_t activeGroups(const model::GemmSpec &g, const model::RunShape &run);
+
+/// The GEMM problem of a GEMM of the model, in `dtype`; with a `run`, a
+/// grouped expert GEMM over its activeGroups. With a `run` whose
+/// precision is fp8 or mxfp8, a weight GEMM (RoleInfo::weight) is an FP8
+/// linear layer as Transformer Engine runs it: FP8 operands (E4M3 forward;
+/// in the hybrid recipe the gradients E5M2, the same tensor-core rate), a
+/// bf16 output, and its A operand quantized first: the input x forward,
+/// the output gradient dY in the data gradient (per-tensor current scaling
+/// or MXFP8 block scaling); the weight gradient's operands were written by
+/// those casts. In training the cast writes a transposed copy for the
+/// weight gradient: on Hopper (`t` of arch hopper: its FP8 GEMMs take only
+/// the TN layout) and under block scaling (column-wise scales). The other
+/// GEMMs (unfused attention products) stay in `dtype`.
+GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype,
+                        const model::RunShape *run = nullptr,
+                        const target::GpuTarget *t = nullptr);
 /// The attention problem of a fused attention kernel, in `dtype`.
 AttentionProblem attentionProblem(const model::AttentionSpec &a,
                                   model::DType dtype);
@@ -58,10 +79,14 @@ CollectiveProblem collectiveProblem(const model::CollectiveSpec &c);
 
 /// The predicted time of `k` in `dtype` on `target`; a collective needs
 /// the `cluster` its ranks run on (without one it is unsupported: "no
-/// cluster given for collective").
+/// cluster given for collective"). A `run` with a precision prices weight
+/// GEMMs as gemmProblem says; a precision the target lacks is
+/// unsupported ("mxfp8 is not supported on h100-sxm (it supports bf16,
+/// fp8)").
 KernelEstimate predictKernel(const model::Kernel &k, model::DType dtype,
                              const target::GpuTarget &target,
-                             const Cluster *cluster = nullptr);
+                             const Cluster *cluster = nullptr,
+                             const model::RunShape *run = nullptr);
 
 } // namespace tshape::cost
 

@@ -44,6 +44,11 @@ struct RunShape {
   /// The element type of the KV cache (an fp8 cache: fp8); nullopt: the
   /// model's element type.
   std::optional<DType> kvCache;
+  /// The precision of the linear layers (bf16, fp8 with per-tensor current
+  /// scaling, mxfp8 block scaling; Support/DType.h); nullopt: the model's
+  /// element type for every GEMM. What predictKernel prices a weight GEMM
+  /// as (Cost/PredictKernel.h); the target says which it supports.
+  std::optional<Precision> precision;
 
   static RunShape train() { return {Phase::Train, 0}; }
   static RunShape prefill(int64_t kvLength = 0) {
@@ -67,12 +72,12 @@ struct RunShape {
 
   bool operator==(const RunShape &o) const {
     return phase == o.phase && kvLength == o.kvLength && draft == o.draft &&
-           kvCache == o.kvCache;
+           kvCache == o.kvCache && precision == o.precision;
   }
 };
 
 /// "train", "prefill", "decode kv_length=4096", "decode kv_length=4100
-/// draft=3 kv_cache=fp8".
+/// draft=3 kv_cache=fp8", "train precision=fp8".
 std::string str(const RunShape &r);
 
 } // namespace tshape::model

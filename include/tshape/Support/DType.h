@@ -61,12 +61,47 @@ inline std::optional<DType> parseDType(const std::string &name) {
   return std::nullopt;
 }
 
+/// The precision a run computes its linear layers in, as frameworks run
+/// it: bf16, FP8 with per-tensor current scaling (Transformer Engine's
+/// `Float8CurrentScaling`: each input's amax, then a cast to E4M3, the
+/// gradients in E5M2), or MXFP8 (block scaling: one E8M0 scale per 32
+/// elements, Blackwell). Attention and the other non-weight products stay
+/// in bf16 under every precision.
+enum class Precision : uint8_t { BF16, FP8, MXFP8 };
+
+/// "bf16", "fp8", "mxfp8".
+inline const char *precisionName(Precision p) {
+  switch (p) {
+  case Precision::BF16:
+    return "bf16";
+  case Precision::FP8:
+    return "fp8";
+  case Precision::MXFP8:
+    return "mxfp8";
+  }
+  return "bf16";
+}
+
+/// The precision named `name`; nullopt when it names none.
+inline std::optional<Precision> parsePrecision(const std::string &name) {
+  for (Precision p : {Precision::BF16, Precision::FP8, Precision::MXFP8})
+    if (name == precisionName(p))
+      return p;
+  return std::nullopt;
+}
+
+/// "bf16|fp8|mxfp8", for option help and errors.
+inline const char *precisionNames() { return "bf16|fp8|mxfp8"; }
+
 namespace model {
 // The model's spelling of the same names.
 using ::tshape::DType;
 using ::tshape::dtypeBytes;
 using ::tshape::dtypeName;
 using ::tshape::parseDType;
+using ::tshape::parsePrecision;
+using ::tshape::Precision;
+using ::tshape::precisionName;
 } // namespace model
 
 } // namespace tshape

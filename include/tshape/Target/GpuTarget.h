@@ -105,12 +105,47 @@ struct GpuTarget {
   /// (FlashAttention 2's varlen rule, Ampere and Ada) rather than for any
   /// decode (FlashAttention 3, Hopper and Blackwell).
   bool decodeSplitGqaOnly = false;
+  /// An FP8 linear layer (Precision::FP8, MXFP8; Cost/GemmModel.h): the
+  /// fraction of the FP8 peak its GEMM reaches on a large aligned problem
+  /// (in place of math_efficiency), and the quantization of its input
+  /// before it: a memory-bound pass over the bf16 input at this fraction
+  /// of the datasheet bandwidth, plus a fixed cost per quantization kernel
+  /// (two under per-tensor current scaling: the amax reduction, then the
+  /// cast; one under block scaling). Model constants, fitted on FP8
+  /// linear-layer timings.
+  double fp8MathEfficiency = 0.8;
+  double quantizeEfficiency = 0.85;
+  double quantizeOverheadUs = 2.0;
+  /// A fused MoE layer (Cost/MoeLayer.h): the fraction of the library
+  /// GEMM's math rate its grouped expert GEMMs reach (Triton's grouped
+  /// kernel), the fraction of the datasheet bandwidth its permutation and
+  /// activation reach, and its fixed cost (routing, alignment and the
+  /// further launches). Model constants, fitted on fused MoE layer
+  /// timings (bench/moe-accuracy).
+  double groupedGemmEfficiency = 1.0;
+  double moeMemoryEfficiency = 0.85;
+  double moeOverheadUs = 10.0;
+  /// Whether the tensor cores take MXFP8 (E8M0 block scales per 32
+  /// elements): Blackwell. Datasheet fact, not fitted.
+  bool mxfp8 = false;
+  /// The attention software stack the attention and decode constants were
+  /// fitted on ("vllm-0.19"; empty: not fitted on attention timings).
+  std::string attentionStack;
   /// Head dimensions with a fused-attention (FlashAttention) kernel; other
   /// head dims run padded up to the next one listed.
   std::vector<int64_t> fusedHeadDims;
   std::vector<TileConfig> tiles;
 
   double peak(model::DType t) const { return peakTflops[(int)t]; }
+  /// Whether linear layers can run in `p` here: fp8 needs an FP8 peak,
+  /// mxfp8 block-scaled tensor cores.
+  bool supports(Precision p) const {
+    return p == Precision::BF16  ? peak(model::DType::BF16) > 0
+           : p == Precision::FP8 ? peak(model::DType::FP8) > 0
+                                 : mxfp8 && peak(model::DType::FP8) > 0;
+  }
+  /// The precisions it supports, "bf16, fp8", for errors.
+  std::string precisionList() const;
 };
 
 /// The built-in targets, in documentation order.
@@ -121,7 +156,13 @@ const GpuTarget *findBuiltinTarget(const std::string &name);
 std::string builtinTargetNames();
 
 /// The kind of measurement that identifies a model constant.
-enum class FitGroup : uint8_t { Gemm, PrefillAttention, DecodeAttention };
+enum class FitGroup : uint8_t {
+  Gemm,
+  PrefillAttention,
+  DecodeAttention,
+  Fp8Gemm, ///< FP8 linear layers (the GEMM and its input's quantization)
+  MoeLayer ///< fused MoE layers (bench/moe-accuracy fits them)
+};
 
 /// One model constant of GpuTarget that calibration fits: its target-file
 /// key, the range calibration searches and a target file may set, and the

@@ -358,7 +358,7 @@ func.func @bad_role() attributes {tshape.role = 3 : i64} {
 // -----
 
 // P2: a target is a built-in GPU or a .json file.
-// expected-error @+1 {{rule P2: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, b200, gb200, l40s, rtx4090; or a .json target file)}}
+// expected-error @+1 {{rule P2: unknown target 'tpu-v5' (built-in: v100, a100-40gb, a100-80gb, h100-sxm, h100-sxm-vllm0.24, h100-pcie, h200, b200, gb200, l40s, rtx4090; or a .json target file)}}
 module attributes {tshape.target = #tshape.target<"tpu-v5">} {
 }
 
@@ -473,5 +473,13 @@ func.func @run_no_cache() attributes {tshape.run = #tshape.run<decode, kv_length
 // Rule P3: the KV cache's element type is one the models know.
 // expected-error @+1 {{rule P3: unknown KV-cache element type 'int4' (expected bf16, fp16 or fp8)}}
 func.func @run_kv_cache() attributes {tshape.run = #tshape.run<decode, kv_cache = "int4">} {
+  return
+}
+
+// -----
+
+// Rule P3: the linear layers' precision is one the cost model knows.
+// expected-error @+1 {{rule P3: unknown precision 'fp4' (expected bf16|fp8|mxfp8)}}
+func.func @run_precision() attributes {tshape.run = #tshape.run<train, precision = "fp4">} {
   return
 }

@@ -12,6 +12,15 @@ module attributes {tshape.run = #tshape.run<decode, kv_length = 4096>} {
   func.func @spec() attributes {tshape.run = #tshape.run<decode, kv_cache = "fp8", draft = 3, kv_length = 4100>} {
     return
   }
+  // The linear layers' precision (fp8, mxfp8), printed last.
+  // CHECK: func.func @fp8() attributes {tshape.run = #tshape.run<train, precision = "fp8">}
+  func.func @fp8() attributes {tshape.run = #tshape.run<train, precision = "fp8">} {
+    return
+  }
+  // CHECK: func.func @mx() attributes {tshape.run = #tshape.run<decode, kv_length = 4097, precision = "mxfp8">}
+  func.func @mx() attributes {tshape.run = #tshape.run<decode, precision = "mxfp8", kv_length = 4097>} {
+    return
+  }
   // CHECK: func.func @prefill() attributes {tshape.run = #tshape.run<prefill>}
   func.func @prefill() attributes {tshape.run = #tshape.run<prefill, kv_length = 0>} {
     return

@@ -58,10 +58,11 @@ ParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 /// Rule P3: a run's kv length is 0 (the sequence) or positive; draft
 /// tokens belong to a decode step and leave at least one cached key; the
-/// KV cache's element type is one the models know.
+/// KV cache's element type and the linear layers' precision are ones the
+/// models know.
 LogicalResult RunAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               Phase phase, int64_t kvLength, int64_t draft,
-                              StringRef kvCache) {
+                              StringRef kvCache, StringRef precision) {
   if (kvLength < 0)
     return emitError() << "rule P3: kv_length must be positive (or 0: the "
                           "sequence length), got "
@@ -82,6 +83,9 @@ LogicalResult RunAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "rule P3: unknown KV-cache element type '"
                          << kvCache << "' (expected bf16, fp16 or fp8)";
   }
+  if (!precision.empty() && !parsePrecision(precision.str()))
+    return emitError() << "rule P3: unknown precision '" << precision
+                       << "' (expected " << precisionNames() << ")";
   return success();
 }
 

@@ -89,7 +89,8 @@ def TShape_Phase : I32EnumAttr<"Phase", "what a run computes", [
 def TShape_RunAttr : AttrDef<TShape_Dialect, "Run"> {
   let mnemonic = "run";
   let summary = "the run shape: train, prefill or decode, the kv length, "
-                "draft tokens and the KV-cache element type";
+                "draft tokens, the KV-cache element type and the "
+                "linear-layer precision";
   let description = [{
     Placed on a function or module as `tshape.run`: the one IR form of the
     run shape (`model::RunShape`). `train` is a training step (the forward,
@@ -99,26 +100,36 @@ def TShape_RunAttr : AttrDef<TShape_Dialect, "Run"> {
     the sequence length): the cached tokens plus the step's own. `draft`
     (decode only) is the draft tokens of speculative decoding verified in
     the step: 1 + draft queries per sequence. `kv_cache` is the KV cache's
-    element type (`bf16`, `fp16`, `fp8`; default: the model's). A pass's
-    `phase=` option takes precedence over the phase.
+    element type (`bf16`, `fp16`, `fp8`; default: the model's).
+    `precision` is the precision of the linear layers as frameworks run
+    them (`bf16`, `fp8`: per-tensor current scaling, `mxfp8`: block
+    scaling on Blackwell; default: the model's element type), which the
+    cost model prices (docs/cost-model.md#fp8-linear-layers); a target
+    without it is an error where the run is priced. A pass's `phase=`
+    option takes precedence over the phase.
 
     ```mlir
     func.func @m(...) attributes {tshape.run = #tshape.run<train>}
     module attributes {tshape.run = #tshape.run<decode, kv_length = 4097>}
     module attributes {tshape.run = #tshape.run<decode, kv_length = 4100, draft = 3, kv_cache = "fp8">}
+    module attributes {tshape.run = #tshape.run<train, precision = "fp8">}
     ```
   }];
   let parameters = (ins EnumParameter<TShape_Phase>:$phase,
                         DefaultValuedParameter<"int64_t", "0">:$kv_length,
                         DefaultValuedParameter<"int64_t", "0">:$draft,
-                        StringRefParameter<"KV-cache element type", "\"\"">:$kv_cache);
+                        StringRefParameter<"KV-cache element type", "\"\"">:$kv_cache,
+                        StringRefParameter<"linear-layer precision", "\"\"">:$precision);
   let assemblyFormat = "`<` $phase (`,` struct($kv_length, $draft, "
-                       "$kv_cache)^)? `>`";
+                       "$kv_cache, $precision)^)? `>`";
   let builders = [
     AttrBuilder<(ins "const ::tshape::model::RunShape &":$r), [{
       return $_get($_ctxt, ::tshape::Phase(r.phase), r.kvLength, r.draft,
                    r.kvCache ? ::llvm::StringRef(::tshape::dtypeName(*r.kvCache))
-                             : ::llvm::StringRef());
+                             : ::llvm::StringRef(),
+                   r.precision ? ::llvm::StringRef(
+                                     ::tshape::precisionName(*r.precision))
+                               : ::llvm::StringRef());
     }]>
   ];
   let extraClassDeclaration = [{
@@ -128,6 +139,8 @@ def TShape_RunAttr : AttrDef<TShape_Dialect, "Run"> {
                                   getKvLength(), getDraft()};
       if (!getKvCache().empty())
         r.kvCache = ::tshape::parseDType(getKvCache().str());
+      if (!getPrecision().empty())
+        r.precision = ::tshape::parsePrecision(getPrecision().str());
       return r;
     }
   }];
@@ -139,7 +152,8 @@ def TShape_TargetAttr : AttrDef<TShape_Dialect, "Target"> {
   let summary = "the GPU the analysis passes model";
   let description = [{
     Placed on the module as `tshape.target`. The name is a built-in target
-    (`v100`, `a100-40gb`, `a100-80gb`, `h100-sxm`, `h100-pcie`, `h200`,
+    (`v100`, `a100-40gb`, `a100-80gb`, `h100-sxm`, `h100-sxm-vllm0.24`,
+    `h100-pcie`, `h200`,
     `b200`, `gb200`, `l40s`, `rtx4090`) or the path of a JSON target file ending in
     `.json` (schema in docs/targets.md). A pass's `target=` or
     `target-file=` option takes precedence.

@@ -1,0 +1,247 @@
+//===- Fp8MoeCostTest.cpp - FP8 linear layers and MoE layer costs --------===//
+//
+// The quantization of an FP8 linear layer's input, which GEMMs a precision
+// turns into FP8 linear layers (forward, data and weight gradients), the
+// precisions a target supports, the active experts of a grouped GEMM and
+// the fused MoE layer's memory bytes. Every expected value is derived by
+// hand in a comment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/Memory.h"
+#include "tshape/Cost/MoeLayer.h"
+#include "tshape/Cost/PredictKernel.h"
+#include "tshape/Model/Blocks/Block.h"
+#include "tshape/Model/Transformer.h"
+
+#include <gtest/gtest.h>
+
+using namespace tshape;
+using namespace tshape::cost;
+using tshape::target::GpuTarget;
+
+namespace {
+/// H100 with round quantization constants: 1,000 GB/s at efficiency 0.5
+/// (5e11 bytes/s), 1 us per quantization kernel.
+GpuTarget roundTarget() {
+  GpuTarget t = *target::findBuiltinTarget("h100-sxm");
+  t.memoryBandwidthGBs = 1000;
+  t.quantizeEfficiency = 0.5;
+  t.quantizeOverheadUs = 1;
+  return t;
+}
+
+/// One MoE layer on one rank: b = 1, s tokens, E gated experts of inner
+/// f, top-k, hidden h; no attention GEMMs of interest.
+model::ModelConfig moeLayer(int64_t s, int64_t h, int64_t e, int64_t k,
+                            int64_t f) {
+  model::ModelConfig c;
+  c.microbatch = 1;
+  c.seq = s;
+  c.hidden = h;
+  c.vocab = 32000;
+  c.layers = 1;
+  c.attention.heads = 32;
+  c.attention.kvHeads = 8;
+  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Moe};
+  c.moe.experts = e;
+  c.moe.topk = k;
+  c.moe.inner = f;
+  return c;
+}
+
+GemmProblem fp8(int64_t m, int64_t k, Quantize q, bool transpose = false) {
+  GemmProblem p;
+  p.m = m;
+  p.n = 4096;
+  p.k = k;
+  p.dtype = model::DType::FP8;
+  p.transB = true;
+  p.quantize = q;
+  p.quantizeTranspose = transpose;
+  return p;
+}
+} // namespace
+
+TEST(Fp8Linear, QuantizeBytesAndTime) {
+  const GpuTarget t = roundTarget();
+  // x is 1024 x 4096 = 4,194,304 elements.
+  // Per-tensor: amax reads bf16 (2 B), the cast reads it again (2 B) and
+  // writes FP8 (1 B): 5 B each, 20,971,520 B; at 5e11 B/s 41.943 us,
+  // plus 2 kernels x 1 us = 43.943 us.
+  QuantizeEstimate q =
+      estimateQuantize(fp8(1024, 4096, Quantize::PerTensor), t);
+  EXPECT_EQ(q.kernels, 2);
+  EXPECT_DOUBLE_EQ(q.bytes, 20971520.0);
+  EXPECT_NEAR(q.predictedUs, 43.943, 1e-3);
+  // With the transposed copy (training on Hopper) one more FP8 write:
+  // 6 B each, 25,165,824 B: 50.332 + 2 = 52.332 us.
+  q = estimateQuantize(fp8(1024, 4096, Quantize::PerTensor, true), t);
+  EXPECT_NEAR(q.predictedUs, 52.332, 1e-3);
+  // MXFP8: one kernel reads bf16 once and writes FP8 plus a scale byte per
+  // 32 elements: 3 + 1/32 = 3.03125 B each, 12,713,984 B: 25.428 + 1 =
+  // 26.428 us; with both copies 2 + 2 x 1.03125 = 4.0625 B each,
+  // 17,039,360 B: 34.079 + 1 = 35.079 us.
+  q = estimateQuantize(fp8(1024, 4096, Quantize::Block), t);
+  EXPECT_EQ(q.kernels, 1);
+  EXPECT_NEAR(q.predictedUs, 26.428, 1e-3);
+  q = estimateQuantize(fp8(1024, 4096, Quantize::Block, true), t);
+  EXPECT_NEAR(q.predictedUs, 35.079, 1e-3);
+  // A bare FP8 GEMM quantizes nothing.
+  EXPECT_EQ(estimateQuantize(fp8(1024, 4096, Quantize::None), t).kernels, 0);
+}
+
+TEST(Fp8Linear, GemmIncludesItsQuantization) {
+  const GpuTarget t = roundTarget();
+  // The layer's time is the GEMM's plus the quantization before it; the
+  // GEMM on Hopper is vLLM's CUTLASS kernel of M = 1024: a 128 x 128 tile,
+  // unsplit.
+  GemmEstimate e = estimateGemm(fp8(1024, 4096, Quantize::PerTensor), t);
+  EXPECT_NEAR(e.quantize.predictedUs, 43.943, 1e-3);
+  EXPECT_EQ(e.tile.m, 128);
+  EXPECT_EQ(e.tile.n, 128);
+  EXPECT_EQ(e.splitK, 1);
+  GemmEstimate bare =
+      estimateWithTile(fp8(1024, 4096, Quantize::None), t, e.tile, 1);
+  // Same tile: the difference is the quantization and the bf16 output
+  // (1024 x 4096 x 1 more byte written: not on the critical path here
+  // unless memory-bound, so at least the quantization is added).
+  EXPECT_GE(e.predictedUs - bare.predictedUs, 43.943 - 1e-6);
+  // The M buckets of the dispatch: <= 64: 64 x 64; <= 128: 64 x 128.
+  EXPECT_EQ(fp8LinearTile(64).n, 64);
+  EXPECT_EQ(fp8LinearTile(65).m, 64);
+  EXPECT_EQ(fp8LinearTile(65).n, 128);
+  EXPECT_EQ(fp8LinearTile(129).m, 128);
+}
+
+TEST(Fp8Linear, WhichGemmsQuantize) {
+  const GpuTarget &h100 = *target::findBuiltinTarget("h100-sxm");
+  const GpuTarget &b200 = *target::findBuiltinTarget("b200");
+  model::GemmSpec fwd;
+  fwd.role = model::Role::MlpUp; // a weight GEMM
+  fwd.m = {1024, model::DimExpr::constant(1024)};
+  fwd.n = {4096, model::DimExpr::constant(4096)};
+  fwd.k = {1024, model::DimExpr::constant(1024)};
+  fwd.batch = {1, model::DimExpr::constant(1)};
+  fwd.transB = true;
+  std::vector<model::GemmSpec> grads = model::backwardGemms(fwd);
+  ASSERT_EQ(grads.size(), 2u);
+  const model::GemmSpec &dgrad =
+      grads[0].pass == model::GemmPass::GradA ? grads[0] : grads[1];
+  const model::GemmSpec &wgrad =
+      grads[0].pass == model::GemmPass::GradB ? grads[0] : grads[1];
+
+  model::RunShape train = model::RunShape::train();
+  train.precision = Precision::FP8;
+  // Forward: x quantized, with the transposed copy on Hopper in training.
+  GemmProblem p = gemmProblem(fwd, model::DType::BF16, &train, &h100);
+  EXPECT_EQ(p.dtype, model::DType::FP8);
+  EXPECT_EQ(p.quantize, Quantize::PerTensor);
+  EXPECT_TRUE(p.quantizeTranspose);
+  // Blackwell's FP8 GEMMs take any layout: no transposed copy.
+  EXPECT_FALSE(
+      gemmProblem(fwd, model::DType::BF16, &train, &b200).quantizeTranspose);
+  // Data gradient: dY quantized (E5M2 in the hybrid recipe).
+  p = gemmProblem(dgrad, model::DType::BF16, &train, &h100);
+  EXPECT_EQ(p.quantize, Quantize::PerTensor);
+  // Weight gradient: reads the copies the two casts wrote.
+  p = gemmProblem(wgrad, model::DType::BF16, &train, &h100);
+  EXPECT_EQ(p.dtype, model::DType::FP8);
+  EXPECT_EQ(p.quantize, Quantize::None);
+  // A prefill writes no transposed copy; MXFP8 writes both (column-wise
+  // scales) in training.
+  model::RunShape prefill = model::RunShape::prefill();
+  prefill.precision = Precision::FP8;
+  EXPECT_FALSE(
+      gemmProblem(fwd, model::DType::BF16, &prefill, &h100).quantizeTranspose);
+  train.precision = Precision::MXFP8;
+  p = gemmProblem(fwd, model::DType::BF16, &train, &b200);
+  EXPECT_EQ(p.quantize, Quantize::Block);
+  EXPECT_TRUE(p.quantizeTranspose);
+  // An attention product is not a linear layer: it stays bf16.
+  model::GemmSpec score = fwd;
+  score.role = model::Role::AttnScore;
+  EXPECT_EQ(gemmProblem(score, model::DType::BF16, &train, &b200).dtype,
+            model::DType::BF16);
+}
+
+TEST(Fp8Linear, TargetPrecisions) {
+  const GpuTarget &h100 = *target::findBuiltinTarget("h100-sxm");
+  const GpuTarget &b200 = *target::findBuiltinTarget("b200");
+  const GpuTarget &a100 = *target::findBuiltinTarget("a100-80gb");
+  EXPECT_EQ(h100.precisionList(), "bf16, fp8");
+  EXPECT_EQ(b200.precisionList(), "bf16, fp8, mxfp8");
+  EXPECT_EQ(a100.precisionList(), "bf16");
+  model::GemmSpec g;
+  g.m = g.n = g.k = g.batch = {64, model::DimExpr::constant(64)};
+  model::RunShape run = model::RunShape::prefill();
+  run.precision = Precision::MXFP8;
+  KernelEstimate e = predictKernel(g, model::DType::BF16, h100, nullptr, &run);
+  EXPECT_FALSE(e.supported);
+  EXPECT_EQ(e.unsupported,
+            "mxfp8 is not supported on h100-sxm (it supports bf16, fp8)");
+}
+
+TEST(MoeLayer, ActiveExperts) {
+  // Mixtral's experts (E = 8, k = 2) at 1 token: 2 copies, so 2 of the 8
+  // groups get a token; at 4096 tokens all 8.
+  model::ModelConfig c = moeLayer(1, 4096, 8, 2, 14336);
+  auto grouped = [&](const model::ModelConfig &cfg) {
+    for (const model::Kernel &k :
+         model::moeKernels(cfg, model::RunShape::prefill(), 0))
+      if (const model::GemmSpec *g = k.gemm();
+          g && g->role == model::Role::MoeExpertDown)
+        return *g;
+    return model::GemmSpec();
+  };
+  model::GemmSpec down = grouped(c);
+  EXPECT_EQ(down.batch.value, 8);
+  EXPECT_EQ(activeGroups(down, model::RunShape::prefill()), 2);
+  c.seq = 4096;
+  EXPECT_EQ(activeGroups(grouped(c), model::RunShape::prefill()), 8);
+  // A dense GEMM keeps its batch.
+  model::GemmSpec dense;
+  dense.batch = {3, model::DimExpr::constant(3)};
+  EXPECT_EQ(activeGroups(dense, model::RunShape::prefill()), 3);
+}
+
+TEST(MoeLayer, MemoryBytesAndTime) {
+  // 4 copies of 2 tokens, h = 1024, f = 512, bf16: gather 4 x 2 x 1024,
+  // activation 4 x 3 x 512, sum 4 x 1024 + 2 x 1024, x 2 bytes:
+  // 2 x (8,192 + 6,144 + 4,096 + 2,048) = 40,960.
+  EXPECT_DOUBLE_EQ(moeMemoryBytes(4, 2, 1024, 512, 2), 40960.0);
+  // The layer: its grouped GEMMs + those bytes at moe_memory_efficiency +
+  // moe_overhead_us.
+  model::ModelConfig c = moeLayer(2, 1024, 8, 2, 512);
+  GpuTarget t = *target::findBuiltinTarget("h100-sxm");
+  t.memoryBandwidthGBs = 1000;
+  t.moeMemoryEfficiency = 0.5;
+  t.moeOverheadUs = 7;
+  MoeLayerEstimate e = estimateMoeLayer(c, model::RunShape::prefill(), t);
+  ASSERT_TRUE(e.supported) << e.unsupported;
+  EXPECT_DOUBLE_EQ(e.memoryBytes, 40960.0);
+  // 40,960 B at 5e11 B/s: 0.08192 us.
+  EXPECT_NEAR(e.memoryUs, 0.08192, 1e-9);
+  EXPECT_NEAR(e.predictedUs, e.gemmUs + 0.08192 + 7, 1e-9);
+}
+
+TEST(MoeLayer, ActivationMemory) {
+  // Mixtral's MoE layer at s = 4096, b = 1, t = 1 (h = 4096, E = 8, k = 2,
+  // f_e = 14336), selective recompute (no scores kept), no sequence
+  // parallelism. s b h = 16,777,216.
+  model::ModelConfig c = moeLayer(4096, 4096, 8, 2, 14336);
+  TrainingPlan plan;
+  plan.recompute = Recompute::Selective;
+  // MoE block: input and dropout 3 s b h = 50,331,648; router logits in
+  // fp32 4 s b E = 131,072; 8,192 routed copies (4096 per expert) x
+  // (2 x 4096 + 6 x 14336 + 2 x 4096 = 102,400) = 838,860,800. Sum
+  // 889,323,520.
+  EXPECT_DOUBLE_EQ(moeActivationBytes(c, plan), 889323520.0);
+  // The layer: 34 s b h = 570,425,344, less the dense MLP's 19 s b h =
+  // 318,767,104, plus the MoE block: 1,140,981,760.
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1140981760.0);
+  // A dense layer keeps Korthikanti's 34 s b h.
+  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Mlp};
+  c.mlp.inner = 14336;
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 570425344.0);
+}
