@@ -87,6 +87,10 @@ Neighbourhood tshape::advise::neighbourhood(Param p, int64_t value,
                      value);
   case Param::HeadDim:
     return multiples(c.minHeadDim, c.maxHeadDim, c.bestAlign, value);
+  // A window is a band of keys: aligned widths within 8% (2047 -> 2048).
+  case Param::Window:
+    return multiples(scaled(value, 0.92), scaled(value, 1.08) + 1,
+                     c.bestAlign, value);
   default:
     return {};
   }

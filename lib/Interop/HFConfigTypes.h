@@ -13,6 +13,7 @@
 #include "tshape/Model/Transformer.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <vector>
 
@@ -48,7 +49,34 @@ struct TypeSpec {
   /// and the error that names it.
   const char *unsupportedKey = nullptr;
   const char *unsupportedWhy = nullptr;
+  // The dense types of issue 24 set these with `withClass` (HFConfigTypes.cpp).
+  /// Class defaults of sizes a sparse config leaves out (Gemma 3's head
+  /// counts), each from the transformers configuration class.
+  std::vector<std::pair<model::Param, int64_t>> defaults = {};
 };
+
+/// How a model_type states an attention window, and which layers use it
+/// (transformers' modeling code). A table of its own so that the rows of
+/// kSpecs stay as they are.
+enum class WindowLayers : uint8_t {
+  All,     ///< every layer (Mistral, StarCoder2, Phi-3)
+  Pattern, ///< layer i windowed unless (i + 1) % pattern == 0 (Gemma,
+           ///< Cohere2, gpt-oss, Llama 4), or as `layer_types` lists
+  Qwen,    ///< use_sliding_window, then layers i >= max_window_layers
+};
+struct WindowSpec {
+  const char *type;
+  Keys keys;             ///< the window's key (null: no window)
+  int64_t keyDefault;    ///< the class default when the key is absent
+  WindowLayers layers;
+  const char *patternKey; ///< Pattern: the period's key (nullptr: fixed)
+  int64_t patternDefault;
+  bool chunked = false;   ///< aligned chunks (Llama 4), not a sliding band
+};
+/// The window row of `type`, or nullptr (no window).
+const WindowSpec *windowSpec(llvm::StringRef type);
+/// Every window row (hfKeysInUse).
+llvm::ArrayRef<WindowSpec> windowSpecs();
 
 /// The table, in documentation order.
 llvm::ArrayRef<TypeSpec> typeSpecs();
