@@ -97,6 +97,10 @@ Neighbourhood tshape::advise::neighbourhood(Param p, int64_t value,
   case Param::TopK:
     return multiples(1, value > INT64_MAX / 2 ? INT64_MAX : 2 * value, 1,
                      value);
+  // A window is a band of keys: aligned widths within 8% (2047 -> 2048).
+  case Param::Window:
+    return multiples(scaled(value, 0.92), scaled(value, 1.08) + 1,
+                     c.bestAlign, value);
   default:
     return {};
   }

@@ -155,6 +155,19 @@ double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
          double(c.headDim()) * double(model::dtypeBytes(cache));
 }
 
+double tshape::cost::cacheBytesPerSequence(const model::ModelConfig &c,
+                                           const model::RunShape &run,
+                                           int64_t keys) {
+  // Each layer holds the keys its attention can still read.
+  double held = 0;
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    const int64_t w = lc.attention.layerWindow();
+    held += double(n) * double(w > 0 ? std::min(keys, w) : keys);
+  }
+  const double layers = std::max<double>(1.0, double(c.layers));
+  return cacheBytesPerToken(c, run) / layers * held;
+}
+
 std::optional<InferenceEstimate>
 tshape::cost::estimateInference(const model::ModelConfig &c,
                                 const model::RunShape &run,
@@ -194,13 +207,17 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   if (cluster)
     est.cluster = cluster->name;
 
-  // The kernels: one layer (the layers are identical) times the layers,
-  // then the once-per-model ones (the logits).
-  const std::vector<model::Kernel> layer = model::layerKernels(c, run, 0);
+  // The kernels: each distinct layer (one for a uniform stack; local and
+  // global attention layers, dense and MoE layers) times its count, then
+  // the once-per-model ones (the logits).
+  std::vector<model::Kernel> layer;
+  for (const auto &[lc, n] : model::layerGroups(c))
+    for (const model::Kernel &k : model::layerKernels(lc, run, 0)) {
+      est.kernels.push_back(
+          priceKernel(k, n, lc, t, cluster, run, est.notes));
+      layer.push_back(k);
+    }
   const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
-  for (const model::Kernel &k : layer)
-    est.kernels.push_back(
-        priceKernel(k, c.layers, c, t, cluster, run, est.notes));
   for (const model::Kernel &k : head)
     est.kernels.push_back(priceKernel(k, 1, c, t, cluster, run, est.notes));
 
@@ -238,12 +255,13 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   for (model::BlockKind b : {model::BlockKind::Embedding,
                              model::BlockKind::LMHead})
     params = model::checkedAdd(params, model::rankWeights(b, c));
-  for (model::BlockKind b : c.layerBlocks)
-    params = model::checkedAdd(
-        params, model::checkedMul(model::rankWeights(b, c), c.layers));
+  for (const auto &[lc, n] : model::layerGroups(c))
+    for (model::BlockKind b : lc.layerBlocks)
+      params = model::checkedAdd(
+          params, model::checkedMul(model::rankWeights(b, lc), n));
   m.weights = double(params.value_or(0)) * eb;
   m.cachePerToken = cacheBytesPerToken(c, run);
-  const double cachePerSequence = m.cachePerToken * double(est.keys);
+  const double cachePerSequence = cacheBytesPerSequence(c, run, est.keys);
   m.kvCache = cachePerSequence * double(est.sequences);
   const double actTokensPerSeq = double(
       std::max<int64_t>(est.queries, o.prefillChunk));

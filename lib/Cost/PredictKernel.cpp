@@ -52,7 +52,11 @@ AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
   p.heads = a.heads.value;
   p.kvHeads = a.kvHeads.value;
   p.headDim = a.headDim.value;
-  p.window = a.window.value;
+  // The fused model prices a causal sliding band of `window` keys (its
+  // masked pairs and key blocks). A chunk of W aligned keys leaves each
+  // query (W + 1)/2 keys on average, the pairs of a sliding band of that
+  // width (within W/2 pairs per chunk): chunked attention is priced as it.
+  p.window = a.chunked ? (a.window.value + 1) / 2 : a.window.value;
   p.causal = a.causal;
   p.dtype = dtype;
   return p;

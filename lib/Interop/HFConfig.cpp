@@ -8,10 +8,13 @@
 
 #include "tshape/Interop/HFConfig.h"
 
+#include "HFConfigTypes.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstdio>
+#include <map>
 
 using namespace tshape;
 using namespace tshape::model;
@@ -19,147 +22,11 @@ using model::getParam;
 using model::Param;
 using model::setParam;
 namespace json = llvm::json;
+using hf::Keys;
+using hf::TypeSpec;
+using hf::typeSpecs;
 
 namespace {
-
-using Keys = std::vector<const char *>;
-
-/// How one model_type names its hyperparameters.
-struct TypeSpec {
-  const char *type;
-  Keys hidden, heads, layers, vocab;
-  Keys inner;          ///< MLP inner size
-  int64_t innerDefault;///< > 0: that value; 0: 4 * hidden
-  Keys kvHeads;        ///< empty: multi-head (kv = heads)
-  Keys headDim;        ///< explicit head dimension, if the type has one
-  int64_t headDimDefault; ///< used when headDim keys are absent (0: h/a)
-  Keys activation;
-  Activation activationDefault;
-  bool gated;
-  Keys parallelResidual; ///< boolean key; empty: fixed by `parallelDefault`
-  bool parallelDefault;
-  bool tiedDefault;
-  bool causal;
-  // Mixture of experts (empty: a dense type). Which layers are MoE is the
-  // type's rule (moeLayers); a type with shared experts names their inner
-  // size, or states one of `moeInner` (Llama 4: sharedIsMoeInner).
-  Keys experts = {}, topk = {}, moeInner = {}, sharedInner = {};
-  bool sharedIsMoeInner = false;
-  /// Sub-objects whose keys are read as the type's own (DBRX's attn_config
-  /// and ffn_config, Llama 4's text_config), later ones first.
-  Keys nested = {};
-  /// A key whose presence means an attention tshape cannot express yet,
-  /// and the error that names it.
-  const char *unsupportedKey = nullptr;
-  const char *unsupportedWhy = nullptr;
-};
-
-// Defaults follow the transformers configuration classes' documented
-// defaults (see docs/importer.md for each).
-const TypeSpec kSpecs[] = {
-    {"gpt2", {"n_embd"}, {"n_head"}, {"n_layer"}, {"vocab_size"},
-     {"n_inner"}, 0, {}, {}, 0, {"activation_function"}, Activation::GELU,
-     false, {}, false, true, true},
-    {"gpt_neo", {"hidden_size"}, {"num_heads"}, {"num_layers"},
-     {"vocab_size"}, {"intermediate_size"}, 0, {}, {}, 0,
-     {"activation_function"}, Activation::GELU, false, {}, false, true, true},
-    {"gptj", {"n_embd"}, {"n_head"}, {"n_layer"}, {"vocab_size"},
-     {"n_inner"}, 0, {}, {}, 0, {"activation_function"}, Activation::GELU,
-     false, {}, true, false, true},
-    {"gpt_neox", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 0, {}, {},
-     0, {"hidden_act"}, Activation::GELU, false, {"use_parallel_residual"},
-     true, false, true},
-    {"opt", {"hidden_size"}, {"num_attention_heads"}, {"num_hidden_layers"},
-     {"vocab_size"}, {"ffn_dim"}, 0, {}, {}, 0, {"activation_function"},
-     Activation::ReLU, false, {}, false, true, true},
-    {"llama", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 11008,
-     {"num_key_value_heads"}, {"head_dim"}, 0, {"hidden_act"},
-     Activation::SiLU, true, {}, false, false, true},
-    {"mistral", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 14336,
-     {"num_key_value_heads"}, {"head_dim"}, 0, {"hidden_act"},
-     Activation::SiLU, true, {}, false, false, true},
-    {"qwen2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 22016,
-     {"num_key_value_heads"}, {"head_dim"}, 0, {"hidden_act"},
-     Activation::SiLU, true, {}, false, false, true},
-    {"phi", {"hidden_size"}, {"num_attention_heads"}, {"num_hidden_layers"},
-     {"vocab_size"}, {"intermediate_size"}, 0, {"num_key_value_heads"}, {},
-     0, {"hidden_act"}, Activation::GELU, false, {}, true, false, true},
-    {"falcon", {"hidden_size"}, {"num_attention_heads", "n_head"},
-     {"num_hidden_layers", "n_layer"}, {"vocab_size"}, {"ffn_hidden_size"},
-     0, {"num_kv_heads"}, {}, 0, {"activation"}, Activation::GELU, false,
-     {"parallel_attn"}, true, true, true},
-    {"bloom", {"hidden_size", "n_embed"}, {"n_head", "num_attention_heads"},
-     {"n_layer", "num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {},
-     Activation::GELU, false, {}, false, true, true},
-    {"gemma", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 24576,
-     {"num_key_value_heads"}, {"head_dim"}, 256,
-     {"hidden_activation", "hidden_act"}, Activation::GELU, true, {}, false,
-     true, true},
-    {"stablelm", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 6912,
-     {"num_key_value_heads"}, {}, 0, {"hidden_act"}, Activation::SiLU, true,
-     {"use_parallel_residual"}, false, false, true},
-    {"bert", {"hidden_size"}, {"num_attention_heads"}, {"num_hidden_layers"},
-     {"vocab_size"}, {"intermediate_size"}, 0, {}, {}, 0, {"hidden_act"},
-     Activation::GELU, false, {}, false, true, false},
-    // Mixtures of experts (transformers' configuration classes; the layer
-    // rules in moeLayers). Every layer of Mixtral, gpt-oss and DBRX is MoE,
-    // so they state no dense MLP (ffn 0).
-    {"mixtral", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {"num_key_value_heads"},
-     {"head_dim"}, 0, {"hidden_act"}, Activation::SiLU, true, {}, false,
-     false, true, {"num_local_experts"}, {"num_experts_per_tok"},
-     {"intermediate_size"}},
-    {"qwen2_moe", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 22016,
-     {"num_key_value_heads"}, {}, 0, {"hidden_act"}, Activation::SiLU, true,
-     {}, false, false, true, {"num_experts"}, {"num_experts_per_tok"},
-     {"moe_intermediate_size"}, {"shared_expert_intermediate_size"}},
-    {"qwen3_moe", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 6144,
-     {"num_key_value_heads"}, {"head_dim"}, 0, {"hidden_act"},
-     Activation::SiLU, true, {}, false, false, true, {"num_experts"},
-     {"num_experts_per_tok"}, {"moe_intermediate_size"}},
-    // gpt-oss alternates sliding-window (128) and full attention
-    // (layer_types); windows are not modelled yet, so every layer is priced
-    // as full causal attention (docs/importer.md).
-    {"gpt_oss", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {"num_key_value_heads"},
-     {"head_dim"}, 64, {"hidden_act"}, Activation::SiLU, true, {}, false,
-     false, true, {"num_local_experts"},
-     {"num_experts_per_tok", "experts_per_token"}, {"intermediate_size"}},
-    {"dbrx", {"d_model"}, {"n_heads"}, {"n_layers"}, {"vocab_size"}, {}, 0,
-     {"kv_n_heads"}, {}, 0, {}, Activation::SiLU, true, {}, false, false,
-     true, {"moe_num_experts"}, {"moe_top_k"}, {"ffn_hidden_size"}, {},
-     false, {"attn_config", "ffn_config"}},
-    // Llama 4: one shared expert of the routed experts' inner size; dense
-    // layers (interleave step > 1) use intermediate_size_mlp.
-    {"llama4", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size_mlp"}, 16384,
-     {"num_key_value_heads"}, {"head_dim"}, 128, {"hidden_act"},
-     Activation::SiLU, true, {}, false, false, true, {"num_local_experts"},
-     {"num_experts_per_tok"}, {"intermediate_size"}, {}, true,
-     {"text_config"}},
-    // Multi-head latent attention (DeepSeek-V2/V3, and Kimi-K2 with
-    // DeepSeek-V3's architecture) is not built yet.
-    {"deepseek_v2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
-     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
-     "multi-head latent attention (kv_lora_rank) is not supported yet"},
-    {"deepseek_v3", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
-     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
-     "multi-head latent attention (kv_lora_rank) is not supported yet"},
-    {"kimi_k2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
-     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
-     "multi-head latent attention (kv_lora_rank) is not supported yet"},
-};
 
 /// The key list of each parameter a TypeSpec names: the HF reader's key
 /// table. Import, export and hfKeysInUse walk it; the values go through the
@@ -193,20 +60,113 @@ const KeyField &keyField(Param p) {
 
 std::vector<std::pair<model::Param, std::string>> tshape::hfKeysInUse() {
   std::vector<std::pair<model::Param, std::string>> out;
-  for (const TypeSpec &t : kSpecs)
+  for (const TypeSpec &t : typeSpecs())
     for (const KeyField &f : kKeyFields)
       for (const char *k : t.*f.keys)
         out.push_back({f.param, k});
+  for (const hf::WindowSpec &w : hf::windowSpecs())
+    for (const char *k : w.keys)
+      out.push_back({Param::Window, k});
   return out;
 }
 
 namespace {
 
+/// A small scanner over JSON text (already parsed, so well formed): where
+/// each value starts and ends, to find where a key is written.
+struct JsonScan {
+  llvm::StringRef t;
+  size_t i = 0;
+  void ws() {
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' ||
+                            t[i] == '\r'))
+      ++i;
+  }
+  /// Reads a string at i (at its opening quote); its unescaped-enough
+  /// contents (keys of configs have no escapes worth decoding).
+  std::string str() {
+    std::string out;
+    for (++i; i < t.size() && t[i] != '"'; ++i) {
+      if (t[i] == '\\' && i + 1 < t.size())
+        ++i;
+      out += t[i];
+    }
+    ++i;
+    return out;
+  }
+  void skipValue() {
+    ws();
+    if (i >= t.size())
+      return;
+    if (t[i] == '"') {
+      str();
+      return;
+    }
+    if (t[i] == '{' || t[i] == '[') {
+      int depth = 0;
+      for (; i < t.size(); ++i) {
+        if (t[i] == '"') {
+          str();
+          --i;
+        } else if (t[i] == '{' || t[i] == '[') {
+          ++depth;
+        } else if ((t[i] == '}' || t[i] == ']') && --depth == 0) {
+          ++i;
+          return;
+        }
+      }
+      return;
+    }
+    while (i < t.size() && !llvm::StringRef(",}] \t\r\n").contains(t[i]))
+      ++i;
+  }
+};
+
+/// The offset of the key `path.back()` in the object reached from the top
+/// level through the keys before it; npos when there is none.
+size_t keyOffset(llvm::StringRef text, llvm::ArrayRef<std::string> path) {
+  JsonScan s{text};
+  s.ws();
+  for (size_t depth = 0; depth < path.size(); ++depth) {
+    if (s.i >= text.size() || text[s.i] != '{')
+      return llvm::StringRef::npos;
+    ++s.i;
+    bool found = false;
+    while (true) {
+      s.ws();
+      if (s.i >= text.size() || text[s.i] != '"')
+        return llvm::StringRef::npos;
+      const size_t at = s.i;
+      const std::string key = s.str();
+      s.ws();
+      ++s.i; // ':'
+      s.ws();
+      if (key == path[depth]) {
+        if (depth + 1 == path.size())
+          return at;
+        found = true;
+        break;
+      }
+      s.skipValue();
+      s.ws();
+      if (s.i >= text.size() || text[s.i] != ',')
+        return llvm::StringRef::npos;
+      ++s.i;
+    }
+    if (!found)
+      return llvm::StringRef::npos;
+  }
+  return llvm::StringRef::npos;
+}
+
 /// Reads keys of one JSON object and records the first problem.
 class Reader {
 public:
-  Reader(llvm::StringRef text, const json::Object &obj, ImportDiagnostic &diag)
-      : text(text), obj(obj), diag(diag) {}
+  /// `origin`: the sub-object (DBRX's attn_config, Gemma 3's text_config)
+  /// a key of a merged object was read from; absent: the root.
+  Reader(llvm::StringRef text, const json::Object &obj, ImportDiagnostic &diag,
+         const std::map<std::string, std::string> *origin = nullptr)
+      : text(text), obj(obj), diag(diag), origin(origin) {}
 
   /// The first of `keys` present and not null, or nullptr.
   const char *find(const Keys &keys) const {
@@ -287,16 +247,16 @@ public:
     return ret;
   }
 
-  /// Sets the diagnostic's line and column to where `"key"` is written.
+  /// Sets the diagnostic's line and column to where `"key"` is written:
+  /// in the sub-object it was read from, else at the top level (never a
+  /// key of that name at another depth).
   void locate(const char *key) {
-    std::string quoted = std::string("\"") + key + "\"";
-    size_t pos = 0;
-    while ((pos = text.find(quoted, pos)) != llvm::StringRef::npos) {
-      size_t after = text.find_first_not_of(" \t\r\n", pos + quoted.size());
-      if (after != llvm::StringRef::npos && text[after] == ':')
-        break;
-      pos += quoted.size();
-    }
+    std::vector<std::string> path;
+    if (origin)
+      if (auto it = origin->find(key); it != origin->end())
+        path.push_back(it->second);
+    path.push_back(key);
+    size_t pos = keyOffset(text, path);
     if (pos == llvm::StringRef::npos)
       return;
     llvm::StringRef before = text.take_front(pos);
@@ -336,6 +296,7 @@ private:
   llvm::StringRef text;
   const json::Object &obj;
   ImportDiagnostic &diag;
+  const std::map<std::string, std::string> *origin;
 };
 
 std::optional<Activation> parseActivation(llvm::StringRef s) {
@@ -368,12 +329,15 @@ const char *ruleKey(const TypeSpec &spec, const Reader &r,
 namespace {
 /// The object the reader reads: the root with the entries of the type's
 /// nested sub-objects (DBRX's attn_config, Llama 4's text_config) over it.
-json::Object mergedObject(const json::Object &root, const TypeSpec &spec) {
+json::Object mergedObject(const json::Object &root, const TypeSpec &spec,
+                          std::map<std::string, std::string> &origin) {
   json::Object merged = root;
   for (const char *n : spec.nested)
     if (const json::Object *sub = root.getObject(n))
-      for (const auto &kv : *sub)
+      for (const auto &kv : *sub) {
         merged[kv.first] = kv.second;
+        origin[kv.first.str()] = n;
+      }
   return merged;
 }
 
@@ -435,8 +399,6 @@ std::optional<std::vector<bool>> moeLayers(const TypeSpec &spec, Reader &r,
 std::vector<StackSegment> stackOf(const std::vector<LayerKind> &layers) {
   const size_t n = layers.size();
   for (size_t period = 1; period <= std::min<size_t>(n / 2, 8); ++period) {
-    if (n % period)
-      continue;
     bool periodic = true;
     for (size_t i = period; i < n && periodic; ++i)
       periodic = layers[i] == layers[i - period];
@@ -444,9 +406,21 @@ std::vector<StackSegment> stackOf(const std::vector<LayerKind> &layers) {
       continue;
     if (period == 1)
       return {};
-    return {StackSegment{
+    std::vector<StackSegment> out = {StackSegment{
         std::vector<LayerKind>(layers.begin(), layers.begin() + period),
         int64_t(n / period)}};
+    // A period that does not divide the layers (Gemma 3 4B: 34 = 5 x 6 +
+    // 4) leaves a start of the pattern: one more segment, one layer
+    // repeated when its layers are alike.
+    if (size_t rest = n % period) {
+      std::vector<LayerKind> tail(layers.begin(), layers.begin() + rest);
+      if (std::all_of(tail.begin(), tail.end(),
+                      [&](const LayerKind &k) { return k == tail[0]; }))
+        out.push_back({{tail[0]}, int64_t(rest)});
+      else
+        out.push_back({tail, 1});
+    }
+    return out;
   }
   std::vector<StackSegment> out;
   for (const LayerKind &k : layers) {
@@ -459,9 +433,114 @@ std::vector<StackSegment> stackOf(const std::vector<LayerKind> &layers) {
 }
 } // namespace
 
+namespace {
+const TypeSpec *findType(llvm::StringRef type) {
+  for (const TypeSpec &s : typeSpecs())
+    if (type == s.type)
+      return &s;
+  return nullptr;
+}
+
+std::string knownTypes() {
+  std::string known;
+  for (const TypeSpec &s : typeSpecs())
+    known += std::string(known.empty() ? "" : ", ") + s.type;
+  return known;
+}
+
+/// The class default of `p` for a type (TypeSpec::defaults), else
+/// `fallback`.
+int64_t classDefault(const TypeSpec &spec, Param p, int64_t fallback) {
+  for (const auto &[q, v] : spec.defaults)
+    if (q == p)
+      return v;
+  return fallback;
+}
+
+/// The window W and which layers use it (hf::WindowSpec; docs/importer.md):
+/// sets W (0 when no layer is windowed) and LayerKind::fullAttention of
+/// each layer. False after recording an error in `r`.
+bool readWindows(const hf::WindowSpec &w, Reader &r, const json::Object &obj,
+                 ModelConfig &c, std::vector<LayerKind> &layers) {
+  const int64_t n = int64_t(layers.size());
+  // A key given as null means no window (Qwen3, Mixtral, Phi-4).
+  const json::Value *given = nullptr;
+  for (const char *k : w.keys)
+    if (!given)
+      given = obj.get(k);
+  if (given && given->kind() == json::Value::Null)
+    return true;
+  // Absent with no class default (Mixtral, Phi-3, StarCoder2): none.
+  if (!given && w.keyDefault == 0)
+    return true;
+  if (w.layers == hf::WindowLayers::Qwen) {
+    auto use = r.flag({"use_sliding_window"}, false);
+    if (!use || !*use)
+      return !r.failed();
+  }
+  std::optional<int64_t> window =
+      r.size(w.keys, w.keyDefault, paramPhrase(Param::Window));
+  if (!window)
+    return !r.failed();
+  std::vector<bool> windowed(size_t(n), true);
+  if (w.layers == hf::WindowLayers::Qwen) {
+    // Qwen2/3: windows only with use_sliding_window, on layers from
+    // max_window_layers (28) on.
+    auto from = r.size({"max_window_layers"}, 28, "max window layers");
+    if (!from)
+      return false;
+    for (int64_t i = 0; i < n; ++i)
+      windowed[i] = i >= *from;
+  } else if (w.layers == hf::WindowLayers::Pattern) {
+    int64_t period = w.patternDefault;
+    if (w.patternKey) {
+      auto p = r.size({w.patternKey}, w.patternDefault, "window pattern");
+      if (!p)
+        return false;
+      period = *p;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      windowed[i] = (i + 1) % period != 0;
+    // An explicit per-layer list wins: layer_types ("full_attention" or a
+    // windowed kind), or Llama 4's no_rope_layers (1: RoPE, chunked).
+    for (const char *key : {"layer_types", "no_rope_layers"}) {
+      const json::Value *v = obj.get(key);
+      if (!v || v->kind() == json::Value::Null)
+        continue;
+      const json::Array *a = v->getAsArray();
+      if (!a || int64_t(a->size()) != n)
+        return r.fail(key,
+                      std::string("key '") + key + "': expected a list of " +
+                          std::to_string(n) + " entries, one per layer",
+                      false);
+      for (int64_t i = 0; i < n; ++i) {
+        const json::Value &e = (*a)[i];
+        if (auto s = e.getAsString())
+          windowed[i] = *s != "full_attention";
+        else if (auto b = e.getAsInteger())
+          windowed[i] = *b != 0;
+        else
+          return r.fail(key,
+                        std::string("key '") + key + "': entry " +
+                            std::to_string(i) + " is " + Reader::kindName(e) +
+                            ", expected a layer type",
+                        false);
+      }
+    }
+  }
+  if (std::find(windowed.begin(), windowed.end(), true) == windowed.end())
+    return true;
+  setParam(c, Param::Window, *window);
+  c.attention.chunked = w.chunked;
+  for (int64_t i = 0; i < n; ++i)
+    layers[i].fullAttention = !windowed[i];
+  return true;
+}
+} // namespace
+
 std::vector<std::string> tshape::supportedModelTypes() {
   std::vector<std::string> out;
-  for (const TypeSpec &s : kSpecs)
+  for (const TypeSpec &s : typeSpecs())
     out.push_back(s.type);
   return out;
 }
@@ -504,32 +583,37 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
     root.fail(nullptr, "missing required key 'model_type'");
     return std::nullopt;
   }
-  const TypeSpec *spec = nullptr;
-  for (const TypeSpec &s : kSpecs)
-    if (*type == s.type)
-      spec = &s;
+  // --as-model-type reads the keys as that family's, whatever the file
+  // says (a fine-tune or a renamed architecture).
+  const std::string family = opts.asModelType.empty() ? *type : opts.asModelType;
+  const TypeSpec *spec = findType(family);
   if (!spec) {
-    std::string known;
-    for (const TypeSpec &s : kSpecs)
-      known += std::string(known.empty() ? "" : ", ") + s.type;
+    if (!opts.asModelType.empty()) {
+      diag.message = "--as-model-type: unsupported model type '" + family +
+                     "' (supported: " + knownTypes() + ")";
+      return std::nullopt;
+    }
     root.fail("model_type", "key 'model_type': unsupported model type '" +
-                                *type + "' (supported: " + known + ")");
+                                *type + "' (supported: " + knownTypes() +
+                                "); if its keys follow a supported family, "
+                                "try --as-model-type=<type>");
     return std::nullopt;
   }
   // The type's keys, nested sub-objects included.
-  const json::Object merged = mergedObject(*obj, *spec);
-  Reader r(text, merged, diag);
+  std::map<std::string, std::string> origin;
+  const json::Object merged = mergedObject(*obj, *spec, origin);
+  Reader r(text, merged, diag, &origin);
   if (spec->unsupportedKey) {
     const char *at = r.find({spec->unsupportedKey}) ? spec->unsupportedKey
                                                     : "model_type";
-    r.fail(at, std::string("key '") + at + "': model type '" + *type +
+    r.fail(at, std::string("key '") + at + "': model type '" + family +
                    "': " + spec->unsupportedWhy);
     return std::nullopt;
   }
 
   ModelConfig c;
   c.name = opts.name.empty() ? *type : opts.name;
-  c.modelType = *type;
+  c.modelType = family;
   setParam(c, Param::Microbatch, opts.microbatch);
   setParam(c, Param::Seq, opts.seq);
   c.parallel = opts.parallel;
@@ -537,7 +621,7 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   // The sizes every type states.
   for (Param p : {Param::Hidden, Param::Heads, Param::Layers, Param::Vocab}) {
     const KeyField &f = keyField(p);
-    if (auto v = r.size(spec->*f.keys, 0, f.what))
+    if (auto v = r.size(spec->*f.keys, classDefault(*spec, p, 0), f.what))
       setParam(c, p, *v);
   }
   if (r.failed())
@@ -555,19 +639,52 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
                     std::optional<ModelConfig>());
     innerDefault = *four;
   }
+  if (family == "mpt") {
+    // MPT: ffn_config.ffn_hidden_size, else expansion_ratio (4) x d_model.
+    auto ratio = r.size({"expansion_ratio"}, 4, "MLP expansion ratio");
+    auto f = checkedMul(ratio.value_or(1), hidden);
+    if (!ratio || !f)
+      return r.fail(r.find({"expansion_ratio"}),
+                    "key 'expansion_ratio': expansion_ratio x d_model "
+                    "overflows 64 bits",
+                    std::optional<ModelConfig>());
+    innerDefault = *f;
+  }
   auto inner = r.size(spec->inner, innerDefault, keyField(Param::Ffn).what);
   // Key/value heads; Falcon's own rules first.
   const char *kvWhat = keyField(Param::KvHeads).what;
   std::optional<int64_t> kv = heads;
-  if (std::string(spec->type) == "falcon") {
+  if (family == "falcon") {
     auto newArch = r.flag({"new_decoder_architecture"}, false);
     auto multiQuery = r.flag({"multi_query"}, true);
     if (newArch && *newArch)
       kv = r.size(spec->kvHeads, heads, kvWhat);
     else if (multiQuery && *multiQuery)
       kv = 1;
+  } else if (family == "RefinedWeb" || family == "RefinedWebModel") {
+    // configuration_RW.py: n_head_kv when given, else multi_query (false).
+    auto multiQuery = r.flag({"multi_query"}, false);
+    if (r.find(spec->kvHeads))
+      kv = r.size(spec->kvHeads, heads, kvWhat);
+    else if (multiQuery && *multiQuery)
+      kv = 1;
+  } else if (family == "mpt") {
+    // attn_config.attn_type: multiquery_attention (1 kv head),
+    // grouped_query_attention (kv_n_heads, default 1), else multi-head.
+    const char *typeKey = nullptr;
+    std::optional<std::string> attnType = r.string({"attn_type"}, &typeKey);
+    if (attnType && *attnType == "multiquery_attention")
+      kv = 1;
+    else if (attnType && *attnType == "grouped_query_attention")
+      kv = r.size(spec->kvHeads, 1, kvWhat);
+  } else if (family == "chatglm") {
+    // multi_query_attention (false): multi_query_group_num (1) kv heads.
+    auto multiQuery = r.flag({"multi_query_attention"}, false);
+    if (multiQuery && *multiQuery)
+      kv = r.size(spec->kvHeads, 1, kvWhat);
   } else if (!spec->kvHeads.empty()) {
-    kv = r.size(spec->kvHeads, heads, kvWhat);
+    kv = r.size(spec->kvHeads, classDefault(*spec, Param::KvHeads, heads),
+                kvWhat);
   }
   std::optional<int64_t> headDim = 0;
   if (!spec->headDim.empty() && (r.find(spec->headDim) || spec->headDimDefault))
@@ -598,6 +715,9 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   c.residual = *parallel ? ResidualMode::Parallel : ResidualMode::Sequential;
   c.tiedEmbeddings = *tied;
 
+  // The layers: MoE or dense MLP, windowed or full attention.
+  std::vector<LayerKind> layers(size_t(getParam(c, Param::Layers)),
+                                LayerKind{c.layerBlocks});
   // Mixture of experts: its sizes, and which layers it replaces the MLP in.
   if (!spec->experts.empty()) {
     for (Param p : {Param::Experts, Param::TopK, Param::MoeFfn}) {
@@ -619,17 +739,24 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
       return std::nullopt;
     c.moe.gated = true;
     c.moe.activation = c.mlp.activation;
-    std::vector<LayerKind> layers;
     bool dense = false;
-    for (bool m : *moe) {
-      layers.push_back({{BlockKind::Attention, m ? BlockKind::Moe : BlockKind::Mlp}});
-      dense |= !m;
+    for (size_t i = 0; i < moe->size(); ++i) {
+      layers[i].blocks = {BlockKind::Attention,
+                          (*moe)[i] ? BlockKind::Moe : BlockKind::Mlp};
+      dense |= !(*moe)[i];
     }
-    c.stack = stackOf(layers);
-    c.layerBlocks = layers.front().blocks;
     // A model with no dense layer has no dense MLP size.
     if (!dense)
       setParam(c, Param::Ffn, 0);
+  }
+  if (const hf::WindowSpec *w = hf::windowSpec(family)) {
+    if (!readWindows(*w, r, merged, c, layers))
+      return std::nullopt;
+  }
+  c.stack = stackOf(layers);
+  if (!layers.empty()) {
+    c.layerBlocks = layers.front().blocks;
+    c.attention.fullAttention = layers.front().fullAttention;
   }
 
   if (auto v = checkModel(c)) {
@@ -648,14 +775,16 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
 std::optional<json::Object>
 tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
                        const json::Object *base, std::string &error) {
-  const TypeSpec *spec = nullptr;
-  for (const TypeSpec &s : kSpecs)
-    if (modelType == s.type)
-      spec = &s;
+  const TypeSpec *spec = findType(modelType);
   if (!spec) {
     error = "unknown model_type '" + modelType + "'";
     return std::nullopt;
   }
+  // A base of another model_type (read with --as-model-type) is read as
+  // this family and keeps its own model_type.
+  const json::Value *baseType = base ? base->get("model_type") : nullptr;
+  const bool keepType = baseType && baseType->getAsString() &&
+                        !findType(*baseType->getAsString());
   // The base's own sizes, read exactly as the importer reads them.
   std::optional<ModelConfig> was;
   if (base) {
@@ -663,6 +792,8 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
     llvm::raw_string_ostream os(text);
     os << json::Value(json::Object(*base));
     ImportOptions o;
+    if (keepType)
+      o.asModelType = modelType;
     o.seq = getParam(c, Param::Seq);
     o.microbatch = getParam(c, Param::Microbatch);
     o.dtype = c.dtype;
@@ -674,7 +805,8 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
     }
   }
   json::Object out = base ? *base : json::Object();
-  out["model_type"] = modelType;
+  if (!keepType)
+    out["model_type"] = modelType;
   // Writes `value` under the alias the base used, else the first key; with
   // a base, only when the value changed.
   auto put = [&](const Keys &keys, int64_t value, int64_t old) {
@@ -703,11 +835,15 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
             "' has no key for an MLP inner size other than 4 x hidden";
     return std::nullopt;
   }
+  const std::string type = spec->type;
+  // Types whose key/value heads or MLP size follow flags (written below).
+  const bool flaggedKv = type == "falcon" || type == "mpt" || type == "chatglm";
   for (const KeyField &f : kKeyFields) {
     const int64_t v = getParam(c, f.param), old = was ? getParam(*was, f.param) : 0;
     // Falcon states its key/value heads with flags; a head dim of 0 is
     // implicit (hidden/heads) and has no key.
-    if ((f.param == Param::KvHeads && std::string(spec->type) == "falcon") ||
+    if ((f.param == Param::KvHeads && flaggedKv) ||
+        (f.param == Param::Ffn && type == "mpt") ||
         (f.param == Param::HeadDim && v == 0) ||
         (f.param == Param::Ffn && v == 0) ||
         (f.param == Param::SharedFfn && v == 0))
@@ -722,6 +858,58 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
       out["new_decoder_architecture"] = !mq;
       if (!mq)
         out["num_kv_heads"] = kvHeads;
+    }
+  }
+  // Writes `value` at `key` of the sub-object `sub` (created if need be),
+  // or at the top level.
+  auto putIn = [&](const char *sub, const char *key, json::Value value) {
+    if (!sub) {
+      out[key] = std::move(value);
+      return;
+    }
+    if (!out.getObject(sub))
+      out[sub] = json::Object();
+    (*out.getObject(sub))[key] = std::move(value);
+  };
+  const int64_t heads = getParam(c, Param::Heads);
+  const bool kvChanged = !was || kvHeads != getParam(*was, Param::KvHeads);
+  if (type == "mpt") {
+    if (kvChanged) {
+      putIn("attn_config", "attn_type",
+            kvHeads == heads ? "multihead_attention"
+            : kvHeads == 1   ? "multiquery_attention"
+                             : "grouped_query_attention");
+      if (kvHeads != heads && kvHeads != 1)
+        putIn("attn_config", "kv_n_heads", kvHeads);
+    }
+    if (!was || ffn != getParam(*was, Param::Ffn)) {
+      if (ffn % hidden == 0 && !(base && base->getObject("ffn_config") &&
+                                 base->getObject("ffn_config")->get(
+                                     "ffn_hidden_size")))
+        out["expansion_ratio"] = ffn / hidden;
+      else
+        putIn("ffn_config", "ffn_hidden_size", ffn);
+    }
+  }
+  if (type == "chatglm" && kvChanged) {
+    out["multi_query_attention"] = kvHeads != heads;
+    if (kvHeads != heads)
+      out["multi_query_group_num"] = kvHeads;
+  }
+  // The window, where the type states one (hf::WindowSpec): written when
+  // it changed; which layers use it is the type's rule, kept.
+  if (const hf::WindowSpec *w = hf::windowSpec(type)) {
+    const int64_t win = getParam(c, Param::Window);
+    if (win > 0 && (!was || win != getParam(*was, Param::Window))) {
+      bool nested = false;
+      for (const char *n : spec->nested)
+        if (json::Object *sub = out.getObject(n))
+          if (sub->get(w->keys.front())) {
+            (*sub)[w->keys.front()] = win;
+            nested = true;
+          }
+      if (!nested)
+        out[w->keys.front()] = win;
     }
   }
   if (!was || was->tiedEmbeddings != c.tiedEmbeddings)

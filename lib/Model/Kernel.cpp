@@ -72,8 +72,30 @@ std::vector<GemmSpec> AttentionSpec::gemms() const {
     g.overflow = o || !checkedMul(batch.value, over.value);
     return g;
   };
-  return {make(Role::AttnScore, rows, kvLen, headDim, true),
-          make(Role::AttnValue, rows, valueHeadDim, kvLen, false)};
+  if (!banded())
+    return {make(Role::AttnScore, rows, kvLen, headDim, true),
+            make(Role::AttnValue, rows, valueHeadDim, kvLen, false)};
+  // Banded (docs/lowering.md#windows): the queries in blocks of W
+  // (ceildiv(q, W) blocks, the last padded), each block over the keys any
+  // of its queries sees: a sliding window's W before the block and the
+  // block's own W (2W, or the kv length when shorter), a chunk's own W.
+  const DimExpr w = window.expr;
+  const DimExpr blocks = DimExpr::ceilDiv(queryLen.expr, w);
+  Dim span = window;
+  if (!chunked) {
+    span.expr = DimExpr::constant(2) * w;
+    span.value = 2 * window.value;
+    if (kvLen.value < span.value)
+      span = kvLen;
+  }
+  std::vector<GemmSpec> out = {make(Role::AttnScore, window, span, headDim, true),
+                               make(Role::AttnValue, window, valueHeadDim, span,
+                                    false)};
+  for (GemmSpec &g : out) {
+    g.batch.expr = g.batch.expr * blocks;
+    g.batch.value = g.batch.expr.eval(env, &g.overflow).value_or(0);
+  }
+  return out;
 }
 
 std::optional<int64_t> AttentionSpec::flops() const {

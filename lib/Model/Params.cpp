@@ -32,10 +32,10 @@ const ParamInfo kParams[kNumParams] = {
   // Key/value heads are replicated when the degree exceeds them (rule A4
   // accepts a degree that is a multiple of kv_heads; Parallelism.cpp).
   {Param::KvHeads, "kv_heads", ParamKind::Hyperparam, "kv_heads",
-   "num_key_value_heads,num_kv_heads,kv_n_heads", "--num-query-groups",
+   "num_key_value_heads,num_kv_heads,kv_n_heads,n_head_kv,multi_query_group_num", "--num-query-groups",
    Param::Tp, "A4", true, false, false, TSHAPE_FIELD(attention.kvHeads), nullptr},
   {Param::HeadDim, "head_dim", ParamKind::Hyperparam, "head_dim",
-   "head_dim", "--kv-channels", std::nullopt, "", true, true,
+   "head_dim,kv_channels", "--kv-channels", std::nullopt, "", true, true,
    false, TSHAPE_FIELD(attention.headDim), nullptr},
   {Param::Ffn, "ffn", ParamKind::Hyperparam, "inner",
    "intermediate_size,n_inner,ffn_dim,ffn_hidden_size,intermediate_size_mlp", "--ffn-hidden-size",
@@ -44,7 +44,7 @@ const ParamInfo kParams[kNumParams] = {
    Param::Tp, "M1", true, true, false, TSHAPE_FIELD(mlp.inner), nullptr},
   // Megatron-LM pads the tokenizer's vocabulary to a multiple of this
   // times the degree that splits it; the writer solves for it (Megatron.cpp).
-  {Param::Vocab, "vocab", ParamKind::Hyperparam, "vocab", "vocab_size",
+  {Param::Vocab, "vocab", ParamKind::Hyperparam, "vocab", "vocab_size,padded_vocab_size",
    "--make-vocab-size-divisible-by", Param::Tp, "V1", true, false,
    true, TSHAPE_FIELD(vocab), nullptr},
   {Param::Layers, "layers", ParamKind::Hyperparam, "layers",
@@ -79,6 +79,12 @@ const ParamInfo kParams[kNumParams] = {
   {Param::Capacity, "capacity", ParamKind::Hyperparam, "capacity", "", "",
    std::nullopt, "", false, true, false, TSHAPE_FIELD(moe.capacity),
    "expert capacity (percent of the balanced load)"},
+  // Sliding-window (Mistral, Gemma 2/3, gpt-oss) or chunked (Llama 4)
+  // attention: the keys one query of a windowed layer sees. Which layers
+  // are windowed is per layer (LayerKind::fullAttention); 0: no window.
+  {Param::Window, "window", ParamKind::Hyperparam, "window",
+   "sliding_window,attention_chunk_size", "", std::nullopt, "", true, true,
+   false, TSHAPE_FIELD(attention.window), "attention window"},
   {Param::Tp, "tp", ParamKind::Degree, "tp", "",
    "--tensor-model-parallel-size", std::nullopt, "", false, false,
    false, TSHAPE_FIELD(parallel.tp), "tensor-parallel degree"},

@@ -164,6 +164,27 @@ std::optional<RuleViolation> checkExperts(const Bindings &env) {
 }
 } // namespace
 
+std::optional<RuleViolation>
+tshape::model::checkWindow(std::optional<int64_t> window, bool chunked,
+                           bool causal) {
+  if (window && *window <= 0)
+    return RuleViolation{
+        "W1", format("window %lld is not positive: a windowed layer's "
+                     "query sees the last `window` keys; give a positive "
+                     "window, or none for full attention",
+                     (long long)*window)};
+  if (chunked && !window)
+    return RuleViolation{"W2", "chunked attention needs a window (the chunk "
+                               "size); give window = C, or drop chunked"};
+  if (window && !causal)
+    return RuleViolation{
+        "W3", format("window %lld on a non-causal attention: a window is "
+                     "the keys up to a query's own; make it causal or drop "
+                     "the window",
+                     (long long)*window)};
+  return std::nullopt;
+}
+
 std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
   // S1 on every bound size (an optional one may be 0: not given).
   for (Param p : allParams())
@@ -215,6 +236,11 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
                      "%lld, %lld and %lld; give all three",
                      (long long)c.moe.experts, (long long)c.moe.topk,
                      (long long)c.moe.inner)};
+  // Rules W1-W3 on the window (a layer with one).
+  if (c.attention.window != 0)
+    if (auto r = checkWindow(c.attention.window, c.attention.chunked,
+                             c.attention.causal))
+      return r;
   Bindings env = bindings(c);
   // MHA leaves kv_heads unbound; its rules are then those of heads.
   env.set(Param::KvHeads, c.attention.kvHeads);
@@ -320,6 +346,7 @@ ModelConfig tshape::model::layerConfig(const ModelConfig &c, int64_t layer) {
       continue;
     if (layer < first + len * s.repeats) {
       r.layerBlocks = s.pattern[(layer - first) % len].blocks;
+      r.attention.fullAttention = s.pattern[(layer - first) % len].fullAttention;
       r.stack.clear();
       return r;
     }
@@ -338,7 +365,8 @@ tshape::model::layerGroups(const ModelConfig &c) {
   for (const StackSegment &s : c.stack)
     for (const LayerKind &k : s.pattern) {
       auto it = std::find_if(out.begin(), out.end(), [&](const auto &g) {
-        return g.first.layerBlocks == k.blocks;
+        return g.first.layerBlocks == k.blocks &&
+               g.first.attention.fullAttention == k.fullAttention;
       });
       if (it != out.end()) {
         it->second += s.repeats;
@@ -346,6 +374,7 @@ tshape::model::layerGroups(const ModelConfig &c) {
       }
       ModelConfig r = c;
       r.layerBlocks = k.blocks;
+      r.attention.fullAttention = k.fullAttention;
       r.stack.clear();
       out.push_back({r, s.repeats});
     }

@@ -47,6 +47,8 @@ const Layout kLayouts[] = {
     {"attention", model::BlockKind::Attention, [](model::ModelConfig &) {}},
     {"attention, fused", model::BlockKind::Attention,
      [](model::ModelConfig &c) { c.attention.fused = true; }},
+    {"attention, window 256", model::BlockKind::Attention,
+     [](model::ModelConfig &c) { c.attention.window = 256; }},
     {"mlp", model::BlockKind::Mlp, [](model::ModelConfig &) {}},
     {"mlp, gated", model::BlockKind::Mlp,
      [](model::ModelConfig &c) { c.mlp.gated = true; }},

@@ -103,6 +103,13 @@ llvm::cl::opt<std::string>
             llvm::cl::desc("function name (default: the config file name without extension)"),
             llvm::cl::init(""), llvm::cl::cat(importCat));
 
+llvm::cl::opt<std::string> asModelTypeOpt(
+    "as-model-type",
+    llvm::cl::desc("read the config's keys as this supported model_type's "
+                   "(an unknown model_type whose keys follow a supported "
+                   "family, such as llama)"),
+    llvm::cl::init(""), llvm::cl::cat(importCat));
+
 llvm::cl::OptionCategory
     exportCat("Config export options (--export-hf-config)");
 llvm::cl::opt<std::string>
@@ -301,6 +308,7 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
   opts.dtype = *dtype;
   opts.seq = run->second;
   opts.microbatch = microbatchOpt;
+  opts.asModelType = asModelTypeOpt;
   tshape::model::setDegree(opts.parallel, tshape::model::Param::Tp, tpOpt);
   opts.name = nameOpt.empty()
                   ? llvm::sys::path::stem(file).str()

@@ -119,6 +119,11 @@ struct InferenceEstimate {
 /// The KV-cache bytes per GPU of one token of one sequence (all layers).
 double cacheBytesPerToken(const model::ModelConfig &c,
                           const model::RunShape &run);
+/// The KV-cache bytes per GPU of one sequence of `keys` tokens: a windowed
+/// layer holds only its last min(keys, W) (a chunked one at most W), a
+/// full-attention layer all `keys` (docs/inference.md#windows).
+double cacheBytesPerSequence(const model::ModelConfig &c,
+                             const model::RunShape &run, int64_t keys);
 
 /// Estimates one step of `run` (prefill or decode) of `c` on `target`;
 /// nullopt with `error` for a training run or an invalid model.

@@ -28,6 +28,9 @@ struct ImportOptions {
   model::Parallelism parallel;
   model::DType dtype = model::DType::BF16;
   std::string name; ///< function name; empty: derived from model_type
+  /// Read the keys as this supported model_type's, whatever the file's
+  /// model_type says (`--as-model-type`); empty: the file's.
+  std::string asModelType;
 };
 
 /// Where and why an import failed. Line and column are 1-based; 0 when the

@@ -34,6 +34,9 @@ struct AttentionSpec {
   int64_t layer = -1;
   Dim batch, heads, kvHeads, headDim, valueHeadDim, queryLen, kvLen, window;
   bool causal = true;
+  /// The window is aligned chunks of `window` keys (Llama 4), not a band
+  /// sliding with the query.
+  bool chunked = false;
   /// The query heads of one key/value head run as the rows of one product
   /// (a decode kernel's GQA grouping): the GEMMs are over batch x kvHeads
   /// with M = heads/kvHeads x queryLen, instead of over batch x heads with
@@ -48,8 +51,17 @@ struct AttentionSpec {
   /// The score and value products it computes, as the batched GEMMs of the
   /// unfused form (over batch x heads, or batch x kvHeads when grouped):
   /// what the lowering emits in linalg and what a training step
-  /// differentiates. Roles attn_score and attn_value.
+  /// differentiates. Roles attn_score and attn_value. With a window W
+  /// shorter than the queries (banded()), per block of W queries over the
+  /// keys that block can see: W + W for a sliding window (capped at the
+  /// kv length), W for a chunk (docs/lowering.md#windows).
   std::vector<GemmSpec> gemms() const;
+  /// Whether the window bands the work: a window shorter than the query
+  /// length (a prefill or training step; a decode step's window caps
+  /// kvLen instead).
+  bool banded() const {
+    return window.value > 0 && !grouped && queryLen.value > window.value;
+  }
   /// The FLOPs of those GEMMs (no mask), or nullopt on overflow.
   std::optional<int64_t> flops() const;
   /// Each size with its name, in a fixed order.

@@ -40,6 +40,7 @@ enum class Param : uint8_t {
   SharedExperts, ///< experts every token runs (DeepSeek, Qwen2-MoE, Llama 4)
   SharedFfn,     ///< inner size of one shared expert
   Capacity,      ///< busiest expert's load, percent of balanced (0: balanced)
+  Window,        ///< keys a windowed layer's query sees (0: no window)
   Tp,
   Pp,
   Dp,

@@ -55,6 +55,17 @@ struct AttentionConfig {
   int64_t headDim = 0; ///< d; 0 means hidden / heads
   bool causal = true;
   bool fused = false; ///< scores+softmax+values run as one fused kernel
+  /// W: the keys a query of a windowed layer sees (0: no window). Sliding:
+  /// the W keys up to its own; chunked (Llama 4's attention_chunk_size):
+  /// the keys of its own aligned chunk of W, up to its own.
+  int64_t window = 0;
+  bool chunked = false;
+  /// This layer attends to every key although the model has a window (a
+  /// global layer of Gemma's 5 local : 1 global); set per layer from
+  /// LayerKind::fullAttention by layerConfig.
+  bool fullAttention = false;
+  /// The window this layer uses: 0 when none or a full-attention layer.
+  int64_t layerWindow() const { return fullAttention ? 0 : window; }
 };
 
 struct MlpConfig {
@@ -89,7 +100,12 @@ struct MoeConfig {
 /// local : 1 global) joins LayerKind, and layerConfig applies it.
 struct LayerKind {
   std::vector<BlockKind> blocks;
-  bool operator==(const LayerKind &o) const { return blocks == o.blocks; }
+  /// A full-attention layer of a model with a window (its attention
+  /// ignores AttentionConfig::window).
+  bool fullAttention = false;
+  bool operator==(const LayerKind &o) const {
+    return blocks == o.blocks && fullAttention == o.fullAttention;
+  }
 };
 struct StackSegment {
   std::vector<LayerKind> pattern;
@@ -171,6 +187,10 @@ std::optional<RuleViolation> checkPositive(const char *what, int64_t value);
 /// divisibility rule of the table (checkSplits: A3, A4, M1, V1). The first
 /// violation.
 std::optional<RuleViolation> checkBindings(const Bindings &env);
+/// Rules W1 (a window is positive), W2 (chunked needs a window) and W3
+/// (a window needs causal attention); `window` absent: no window.
+std::optional<RuleViolation> checkWindow(std::optional<int64_t> window,
+                                         bool chunked, bool causal);
 /// Every rule of a whole model, in rule order; the first violation.
 std::optional<RuleViolation> checkModel(const ModelConfig &config);
 

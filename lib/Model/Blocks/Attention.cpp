@@ -4,7 +4,8 @@
 // the fused QKV projection (b*s x h).(h x (a/t + 2 g_r) d), the scores and
 // values (one fused attention kernel, or its two batched GEMMs), and the
 // output projection (b*s x a d/t).(a d/t x h). g_r = max(1, floordiv(g, t)):
-// key/value heads are replicated when t exceeds them.
+// key/value heads are replicated when t exceeds them. A windowed layer's
+// attention kernel carries its window W (docs/lowering.md#windows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,9 +38,15 @@ AttentionSpec tshape::model::attentionKernel(const ModelConfig &c,
   a.valueHeadDim = a.headDim;
   a.queryLen = blockDim(a.env, run.queries(), o);
   a.kvLen = blockDim(a.env, run.keys(), o);
-  // No block states a sliding window yet (the modern-models issue adds
-  // them); a window would cap the keys a decode step reads.
-  a.window = blockDim(a.env, E::constant(0), o);
+  // A windowed layer (sliding or chunked): its queries see at most W keys.
+  // A decode step over a longer context reads only the last W of the
+  // cache (a chunk's: at most W; the step's worst case), so the window
+  // caps the kv length; a prefill's banded scores are AttentionSpec::gemms.
+  const int64_t w = c.attention.layerWindow();
+  a.window = blockDim(a.env, w > 0 ? P(Param::Window) : E::constant(0), o);
+  a.chunked = w > 0 && c.attention.chunked;
+  if (w > 0 && run.phase == Phase::Decode && a.kvLen.value > w)
+    a.kvLen = blockDim(a.env, P(Param::Window), o);
   // A decode step's attention runs as decode kernels do: the query heads
   // of one kv head grouped, reading the cache in its own element type.
   a.grouped = run.phase == Phase::Decode;

@@ -94,8 +94,12 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
                                                entry->getArgument(0), c);
   const bool parallel = c.residual == tshape::model::ResidualMode::Parallel;
   // One layer: a tshape.block of its sub-layers.
-  auto emitLayer = [&](Value layerIn,
-                       const std::vector<model::BlockKind> &kinds) {
+  auto emitLayer = [&](Value layerIn, const model::LayerKind &layerKind) {
+    const std::vector<model::BlockKind> &kinds = layerKind.blocks;
+    // The layer's own config: whether its attention is windowed.
+    model::ModelConfig lc = c;
+    lc.stack.clear();
+    lc.attention.fullAttention = layerKind.fullAttention;
     auto block = tshape::BlockOp::create(
         b, loc, layerIn,
         parallel ? tshape::ResidualMode::parallel
@@ -109,7 +113,7 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
       Value arg = parallel ? in : prev;
       switch (k) {
       case model::BlockKind::Attention:
-        prev = createBlockOp<tshape::AttentionOp>(b, loc, actT, arg, c);
+        prev = createBlockOp<tshape::AttentionOp>(b, loc, actT, arg, lc);
         break;
       case model::BlockKind::Moe:
         prev = createBlockOp<tshape::MoEOp>(b, loc, actT, arg, c);
@@ -131,7 +135,8 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   std::vector<model::StackSegment> segments = c.stack;
   if (segments.empty())
     segments.push_back(
-        {{model::LayerKind{c.layerBlocks}}, getParam(c, Param::Layers)});
+        {{model::LayerKind{c.layerBlocks, c.attention.fullAttention}},
+         getParam(c, Param::Layers)});
   Value cur = x;
   for (const model::StackSegment &seg : segments) {
     auto repeat = tshape::RepeatOp::create(b, loc, cur, seg.repeats);
@@ -139,7 +144,7 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
     b.setInsertionPointToEnd(&repeat.getBody().front());
     Value layer = repeat.getBody().front().getArgument(0);
     for (const model::LayerKind &k : seg.pattern)
-      layer = emitLayer(layer, k.blocks);
+      layer = emitLayer(layer, k);
     tshape::YieldOp::create(b, loc, ValueRange{layer});
     cur = repeat.getResult();
   }
@@ -166,6 +171,19 @@ int64_t repeatMultiplicity(Operation *op) {
 /// stand for the layers and must be the same op but for their operands;
 /// other ops must state the same values of the parameters both state.
 bool agrees(tshape::BlockOpInterface first, tshape::BlockOpInterface op) {
+  // Attention layers may differ in being windowed (Gemma's local and
+  // global layers), not in the window.
+  auto fa = dyn_cast<::tshape::AttentionOp>(first.getOperation());
+  auto oa = dyn_cast<::tshape::AttentionOp>(op.getOperation());
+  if (fa && oa)
+    return fa.getInput().getType() == oa.getInput().getType() &&
+           fa.getHeads() == oa.getHeads() &&
+           fa.getKvHeads() == oa.getKvHeads() &&
+           fa.getHeadDim() == oa.getHeadDim() &&
+           fa.getCausal() == oa.getCausal() && fa.getFused() == oa.getFused() &&
+           (!fa.getWindow() || !oa.getWindow() ||
+            (*fa.getWindow() == *oa.getWindow() &&
+             fa.getChunked() == oa.getChunked()));
   if (first.isResidualSubLayer() &&
       first.getBlockName() == op.getBlockName())
     return OperationEquivalence::isEquivalentTo(
@@ -185,13 +203,17 @@ bool agrees(tshape::BlockOpInterface first, tshape::BlockOpInterface op) {
 } // namespace
 
 namespace {
-/// The block kinds of a tshape.block's sub-layers.
-std::vector<tshape::model::BlockKind> kindsOf(::tshape::BlockOp b) {
-  std::vector<tshape::model::BlockKind> kinds;
-  for (tshape::BlockOpInterface sub : b.getSubLayers())
+/// The layer of a tshape.block: its sub-layers' block kinds, and whether
+/// its attention is windowed.
+tshape::model::LayerKind kindsOf(::tshape::BlockOp b) {
+  tshape::model::LayerKind kind;
+  for (tshape::BlockOpInterface sub : b.getSubLayers()) {
     if (auto k = tshape::model::parseBlock(sub.getBlockName()))
-      kinds.push_back(*k);
-  return kinds;
+      kind.blocks.push_back(*k);
+    if (auto a = dyn_cast<::tshape::AttentionOp>(sub.getOperation()))
+      kind.fullAttention = !a.getWindow().has_value();
+  }
+  return kind;
 }
 
 /// The layers of a body, in order: each tshape.block one layer, a nested
@@ -199,7 +221,7 @@ std::vector<tshape::model::BlockKind> kindsOf(::tshape::BlockOp b) {
 void appendLayers(Block &body, std::vector<tshape::model::LayerKind> &out) {
   for (Operation &op : body) {
     if (auto b = dyn_cast<::tshape::BlockOp>(op)) {
-      out.push_back({kindsOf(b)});
+      out.push_back(kindsOf(b));
     } else if (auto r = dyn_cast<::tshape::RepeatOp>(op)) {
       std::vector<tshape::model::LayerKind> inner;
       appendLayers(r.getBody().front(), inner);
@@ -221,7 +243,7 @@ std::vector<tshape::model::StackSegment> stackOf(func::FuncOp fn) {
       if (!s.pattern.empty())
         stack.push_back(std::move(s));
     } else if (auto b = dyn_cast<::tshape::BlockOp>(op)) {
-      stack.push_back({{{kindsOf(b)}}, 1});
+      stack.push_back({{kindsOf(b)}, 1});
     }
   }
   return stack;
@@ -317,6 +339,8 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   c.dtype = *dtype;
   // With residual blocks, each is a layer of their sub-layers; standalone
   // sub-layers (no block) count as the most numerous kind's layers.
+  if (c.attention.window == 0)
+    c.attention.fullAttention = false;
   int64_t numLayers = 0;
   for (const auto &entry : layers)
     numLayers = std::max(numLayers, entry.getValue());
@@ -324,14 +348,22 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
     // One segment of one layer kind is a uniform stack; anything else a
     // heterogeneous one (dense then MoE, an interleave).
     std::vector<model::StackSegment> stack = stackOf(fn);
+    // Without a window no layer is a full-attention one of a windowed
+    // model.
+    if (c.attention.window == 0)
+      for (model::StackSegment &seg : stack)
+        for (model::LayerKind &k : seg.pattern)
+          k.fullAttention = false;
     numLayers = model::stackLayers(stack).value_or(0);
     std::vector<model::LayerKind> kinds;
     for (const model::StackSegment &seg : stack)
       for (const model::LayerKind &k : seg.pattern)
         if (!llvm::is_contained(kinds, k))
           kinds.push_back(k);
-    if (!kinds.empty())
+    if (!kinds.empty()) {
       c.layerBlocks = kinds.front().blocks;
+      c.attention.fullAttention = kinds.front().fullAttention;
+    }
     if (kinds.size() > 1)
       c.stack = std::move(stack);
   }

@@ -234,6 +234,9 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (getHeadDim() && *getHeadDim() == 0)
     return report(*this, model::checkPositive("head_dim", 0));
+  if (failed(report(*this, model::checkWindow(getWindow(), getChunked(),
+                                              getCausal()))))
+    return failure();
   return verifyNoOverflow(
       *this, baseConfig(*this, input,
                         {{model::Param::Heads, getHeads()},
@@ -249,6 +252,13 @@ void AttentionOp::readConfig(model::ModelConfig &config) {
   model::setParam(config, Param::HeadDim, getHeadDim().value_or(0));
   config.attention.causal = getCausal();
   config.attention.fused = getFused();
+  // A layer without a window in a model with one is a full-attention
+  // layer; the window is the model's (the bridge reads which layers).
+  if (auto w = getWindow()) {
+    model::setParam(config, Param::Window, *w);
+    config.attention.chunked = getChunked();
+  }
+  config.attention.fullAttention = !getWindow().has_value();
 }
 
 void AttentionOp::writeConfig(const model::ModelConfig &config) {
@@ -261,6 +271,17 @@ void AttentionOp::writeConfig(const model::ModelConfig &config) {
     removeHeadDimAttr();
   setCausal(config.attention.causal);
   setFused(config.attention.fused);
+  // Which layers are windowed is per layer: in a heterogeneous stack the
+  // op keeps its own (a new value of W only); else the config says.
+  const int64_t w = model::getParam(config, Param::Window);
+  const bool windowed = config.stack.empty()
+                            ? w > 0 && !config.attention.fullAttention
+                            : getWindow().has_value() && w > 0;
+  if (windowed)
+    setWindow(w);
+  else
+    removeWindowAttr();
+  setChunked(windowed && config.attention.chunked);
   setLastDim(getResult(), model::getParam(config, Param::Hidden));
 }
 

@@ -104,7 +104,7 @@ def TShape_LMHeadOp : TShape_BlockOp<"lm_head", /*residualSubLayer=*/0,
 //===----------------------------------------------------------------------===//
 
 def TShape_AttentionOp : TShape_BlockOp<"attention", /*residualSubLayer=*/1,
-    "attention ops", "Input", ["Heads", "KvHeads", "HeadDim"]> {
+    "attention ops", "Input", ["Heads", "KvHeads", "HeadDim", "Window"]> {
   let summary = "self-attention sub-layer with MHA, GQA or MQA heads";
   let description = [{
     A pre-norm self-attention sub-layer `y = x + Attn(norm(x))` over
@@ -113,25 +113,34 @@ def TShape_AttentionOp : TShape_BlockOp<"attention", /*residualSubLayer=*/1,
     a: grouped-query; g = 1: multi-query). `head_dim` d is hidden / heads
     unless given (as in Gemma). `causal` masks future tokens (decoders);
     `fused` says scores, softmax and values run as one fused kernel
-    (FlashAttention), whose head-dimension rules then apply.
+    (FlashAttention), whose head-dimension rules then apply. `window`
+    makes it a windowed layer: each query sees the `window` keys up to its
+    own (sliding: Mistral, Gemma's local layers, gpt-oss), or with
+    `chunked` the keys of its own aligned chunk of `window` (Llama 4). A
+    layer without one attends to every key, also in a model whose other
+    layers are windowed (Gemma 3's global layers).
 
     It lowers to the QKV projection `(b*s x h) . (h x (a+2g)*d/t)`, the
     batched scores `b*a/t x (s x d) . (d x s)`, the batched values
     `b*a/t x (s x s) . (s x d)` and the output projection
-    `(b*s x a*d/t) . (a*d/t x h)`.
+    `(b*s x a*d/t) . (a*d/t x h)`. With a window shorter than the
+    sequence, the scores and values are banded: per block of `window`
+    queries over the keys the block sees (docs/lowering.md#windows).
 
     ```mlir
-    %y = tshape.attention %x heads = 32 kv_heads = 8 causal
-        : tensor<1x4096x4096xbf16> -> tensor<1x4096x4096xbf16>
+    %y = tshape.attention %x heads = 32 kv_heads = 8 causal window = 4096
+        : tensor<1x8192x4096xbf16> -> tensor<1x8192x4096xbf16>
     ```
   }];
   let arguments = (ins TShape_Activations:$input, I64Attr:$heads,
                        I64Attr:$kv_heads, OptionalAttr<I64Attr>:$head_dim,
-                       UnitAttr:$causal, UnitAttr:$fused);
+                       UnitAttr:$causal, UnitAttr:$fused,
+                       OptionalAttr<I64Attr>:$window, UnitAttr:$chunked);
   let results = (outs TShape_Activations:$result);
   let assemblyFormat = [{
     $input `heads` `=` $heads `kv_heads` `=` $kv_heads
     (`head_dim` `=` $head_dim^)? (`causal` $causal^)? (`fused` $fused^)?
+    (`window` `=` $window^)? (`chunked` $chunked^)?
     attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
