@@ -16,12 +16,6 @@ using namespace tshape::cost;
 using model::Param;
 
 namespace {
-/// The key/value heads one rank holds: max(1, g/t), or a/t for MHA.
-int64_t kvHeadsPerRank(const model::ModelConfig &c) {
-  const model::AttentionSpec a = model::attentionKernel(c, model::RunShape(), 0);
-  return a.kvHeads.value;
-}
-
 /// Splits a priced kernel's time into the categories of TimeShares.
 TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
                     const target::GpuTarget &t) {
@@ -146,10 +140,12 @@ double activationBytes(const std::vector<model::Kernel> &kernels,
 
 double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
                                         const model::RunShape &run) {
-  // 2 (K and V) x layers x kv heads per rank x head dim x element bytes.
+  // The elements each layer's blocks cache per token on one rank (an
+  // attention: 2 (K and V) x kv heads per rank x head dim; MLA: its latent
+  // and rotary key, r_kv + d_r) summed over the layers, x element bytes.
   const model::DType cache = run.kvCache.value_or(c.dtype);
-  return 2.0 * double(c.layers) * double(kvHeadsPerRank(c)) *
-         double(c.headDim()) * double(model::dtypeBytes(cache));
+  return double(model::cacheElementsPerToken(c).value_or(0)) *
+         double(model::dtypeBytes(cache));
 }
 
 std::optional<InferenceEstimate>

@@ -114,6 +114,9 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
       case model::BlockKind::Moe:
         prev = createBlockOp<tshape::MoEOp>(b, loc, actT, arg, c);
         break;
+      case model::BlockKind::Mla:
+        prev = createBlockOp<tshape::MlaOp>(b, loc, actT, arg, c);
+        break;
       default:
         prev = createBlockOp<tshape::MLPOp>(b, loc, actT, arg, c);
         break;
