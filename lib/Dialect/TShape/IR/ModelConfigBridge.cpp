@@ -301,8 +301,8 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   // MLP or a mixture of experts).
   if (!stated.contains(Param::Heads) ||
       !(stated.contains(Param::Ffn) || stated.contains(Param::Experts))) {
-    error = "the function needs a tshape.attention and a tshape.mlp (or "
-            "tshape.moe)";
+    error = "the function needs a tshape.attention (or tshape.mla) and a "
+            "tshape.mlp (or tshape.moe)";
     return std::nullopt;
   }
   // readConfig gave the run shape (b, s) and hidden; the element type of
