@@ -232,11 +232,11 @@ TEST(Mla, AbsorbedDecodeAndCache) {
   EXPECT_DOUBLE_EQ(tshape::cost::cacheBytesPerToken(c, run), 70272.0);
 }
 
-TEST(Mla, RuleL1) {
+TEST(Mla, RuleLA1) {
   ModelConfig c = v3();
   c.mla.qkRopeDim = 0;
   auto v = checkModel(c);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->rule, "L1");
+  EXPECT_EQ(v->rule, "LA1");
   EXPECT_NE(v->message.find("qk_rope_head_dim is 0"), std::string::npos);
 }

@@ -40,6 +40,10 @@ tshape::cost::decodeAttentionProblem(const model::AttentionSpec &a,
   p.context = a.kvLen.value;
   p.window = a.window.value;
   p.dtype = a.cacheDType.value_or(dtype);
+  // A value head dim of its own only when it differs (MLA's latent).
+  if (a.valueHeadDim.value != a.headDim.value)
+    p.valueHeadDim = a.valueHeadDim.value;
+  p.valuesInKeys = a.valuesInKeys;
   return p;
 }
 

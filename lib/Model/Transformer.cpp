@@ -219,14 +219,14 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
                      "%lld, %lld and %lld; give all three",
                      (long long)c.moe.experts, (long long)c.moe.topk,
                      (long long)c.moe.inner)};
-  // Rule L1: a layer with an MLA block needs its latent and head dims (the
+  // Rule LA1: a layer with an MLA block needs its latent and head dims (the
   // query latent is optional).
   if (hasBlock(c, BlockKind::Mla))
     for (Param p : {Param::KvLoraRank, Param::QkNopeDim, Param::QkRopeDim,
                     Param::VHeadDim})
       if (getParam(c, p) <= 0)
         return RuleViolation{
-            "L1", format("an mla block needs kv_lora_rank, qk_nope_head_dim, "
+            "LA1", format("an mla block needs kv_lora_rank, qk_nope_head_dim, "
                          "qk_rope_head_dim and v_head_dim; %s is %lld, give "
                          "it a positive value",
                          paramName(p), (long long)getParam(c, p))};

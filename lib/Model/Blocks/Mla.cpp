@@ -56,6 +56,7 @@ AttentionSpec tshape::model::mlaAttentionKernel(const ModelConfig &c,
     a.headDim = blockDim(a.env, P(Param::KvLoraRank) + P(Param::QkRopeDim), o);
     a.valueHeadDim = blockDim(a.env, P(Param::KvLoraRank), o);
     a.grouped = true;
+    a.valuesInKeys = true;
   } else {
     a.kvHeads = a.heads;
     a.headDim = blockDim(a.env, P(Param::QkNopeDim) + P(Param::QkRopeDim), o);

@@ -1,7 +1,8 @@
 // RUN: tshape-opt %s -split-input-file -verify-diagnostics
-// One case per numbered rule of tshape.mla (docs/dialect.md). Rule L1
+// One case per numbered rule of tshape.mla (docs/dialect.md). Rule LA1
 // (a model with an mla block states its ranks and head dims) is the
-// model's, tested through the importer (test/Import/mla.test).
+// model's, tested in unittests/MlaTest.cpp (the importer asks for the keys
+// first).
 
 // T1: activations are a static batch x seq x hidden tensor.
 func.func @t1(%x: tensor<16x64xbf16>) -> tensor<16x64xbf16> {
@@ -21,9 +22,9 @@ func.func @t2(%x: tensor<1x16x64xbf16>) -> tensor<1x16x32xbf16> {
 
 // -----
 
-// L2: a given q_lora_rank is positive (absent: no query latent).
+// LA2: a given q_lora_rank is positive (absent: no query latent).
 func.func @l2(%x: tensor<1x16x64xbf16>) -> tensor<1x16x64xbf16> {
-  // expected-error @+1 {{rule L2: q_lora_rank must be positive, got 0; omit it for queries projected from the hidden size directly (no query latent)}}
+  // expected-error @+1 {{rule LA2: q_lora_rank must be positive, got 0; omit it for queries projected from the hidden size directly (no query latent)}}
   %0 = tshape.mla %x heads = 8 q_lora_rank = 0 kv_lora_rank = 32 qk_nope_head_dim = 16 qk_rope_head_dim = 8 v_head_dim = 16 : tensor<1x16x64xbf16> -> tensor<1x16x64xbf16>
   return %0 : tensor<1x16x64xbf16>
 }

@@ -383,9 +383,9 @@ LogicalResult MlaOp::verify() {
   if (failed(verifyActivations(*this, input, "input")) ||
       failed(verifySameType(*this, input, getResult().getType())))
     return failure();
-  // Rule L2: an absent q_lora_rank means no query latent; 0 is not a rank.
+  // Rule LA2: an absent q_lora_rank means no query latent; 0 is not a rank.
   if (getQLoraRank() && *getQLoraRank() <= 0)
-    return emitOpError() << "rule L2: q_lora_rank must be positive, got "
+    return emitOpError() << "rule LA2: q_lora_rank must be positive, got "
                          << *getQLoraRank()
                          << "; omit it for queries projected from the "
                             "hidden size directly (no query latent)";
