@@ -61,6 +61,27 @@ struct TypeSpec {
   Keys sharedCount = {};
 };
 
+/// DeepSeek's architecture (DeepseekV2/V3Config; Kimi-K2 declares its own
+/// type with V3's): llama's keys but heads for key/value heads, MoE with
+/// dense layers of `innerDefault`, and multi-head latent attention
+/// (readMla, deepseekMoeLayers).
+TypeSpec deepseekSpec(const char *type, int64_t innerDefault) {
+  TypeSpec t{type, {"hidden_size"}, {"num_attention_heads"},
+             {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"},
+             innerDefault, {}, {}, 0, {"hidden_act"}, Activation::SiLU, true,
+             {}, false, false, true};
+  t.experts = {"n_routed_experts"};
+  t.topk = {"num_experts_per_tok"};
+  t.moeInner = {"moe_intermediate_size"};
+  t.qLoraRank = {"q_lora_rank"};
+  t.kvLoraRank = {"kv_lora_rank"};
+  t.qkNopeDim = {"qk_nope_head_dim"};
+  t.qkRopeDim = {"qk_rope_head_dim"};
+  t.vHeadDim = {"v_head_dim"};
+  t.sharedCount = {"n_shared_experts"};
+  return t;
+}
+
 // Defaults follow the transformers configuration classes' documented
 // defaults (see docs/importer.md for each).
 const TypeSpec kSpecs[] = {
@@ -155,27 +176,9 @@ const TypeSpec kSpecs[] = {
     // Multi-head latent attention with DeepSeek's MoE (readMla,
     // deepseekMoeLayers): DeepSeek-V2/V3, and Kimi-K2 with DeepSeek-V3's
     // architecture. Defaults: DeepseekV2Config / DeepseekV3Config.
-    {"deepseek_v2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 11008, {},
-     {}, 0, {"hidden_act"}, Activation::SiLU, true, {}, false, false, true,
-     {"n_routed_experts"}, {"num_experts_per_tok"}, {"moe_intermediate_size"},
-     {}, false, {}, nullptr, nullptr, {"q_lora_rank"}, {"kv_lora_rank"},
-     {"qk_nope_head_dim"}, {"qk_rope_head_dim"}, {"v_head_dim"},
-     {"n_shared_experts"}},
-    {"deepseek_v3", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 18432, {},
-     {}, 0, {"hidden_act"}, Activation::SiLU, true, {}, false, false, true,
-     {"n_routed_experts"}, {"num_experts_per_tok"}, {"moe_intermediate_size"},
-     {}, false, {}, nullptr, nullptr, {"q_lora_rank"}, {"kv_lora_rank"},
-     {"qk_nope_head_dim"}, {"qk_rope_head_dim"}, {"v_head_dim"},
-     {"n_shared_experts"}},
-    {"kimi_k2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"}, 18432, {},
-     {}, 0, {"hidden_act"}, Activation::SiLU, true, {}, false, false, true,
-     {"n_routed_experts"}, {"num_experts_per_tok"}, {"moe_intermediate_size"},
-     {}, false, {}, nullptr, nullptr, {"q_lora_rank"}, {"kv_lora_rank"},
-     {"qk_nope_head_dim"}, {"qk_rope_head_dim"}, {"v_head_dim"},
-     {"n_shared_experts"}},
+    deepseekSpec("deepseek_v2", 11008),
+    deepseekSpec("deepseek_v3", 18432),
+    deepseekSpec("kimi_k2", 18432),
 };
 
 /// The key list of each parameter a TypeSpec names: the HF reader's key
