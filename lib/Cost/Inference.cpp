@@ -179,12 +179,19 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   if (cluster)
     est.cluster = cluster->name;
 
-  // The kernels: one layer (the layers are identical) times the layers,
-  // then the once-per-model ones (the logits).
-  const std::vector<model::Kernel> layer = model::layerKernels(c, run, 0);
+  // The kernels: one layer of each distinct kind (layerGroups: one for a
+  // uniform stack; DeepSeek-V3's 3 dense and 58 MoE layers two) times its
+  // count, then the once-per-model ones (the logits).
+  std::vector<model::Kernel> all;
+  int64_t subLayers = 0;
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    const std::vector<model::Kernel> layer = model::layerKernels(lc, run, 0);
+    for (const model::Kernel &k : layer)
+      est.kernels.push_back(priceKernel(k, n, lc, t, cluster, est.notes));
+    all.insert(all.end(), layer.begin(), layer.end());
+    subLayers += int64_t(lc.layerBlocks.size()) * n;
+  }
   const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
-  for (const model::Kernel &k : layer)
-    est.kernels.push_back(priceKernel(k, c.layers, c, t, cluster, est.notes));
   for (const model::Kernel &k : head)
     est.kernels.push_back(priceKernel(k, 1, c, t, cluster, est.notes));
 
@@ -198,10 +205,8 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
     ar.ranks.value = est.tp;
     ar.tier = cluster && est.tp > cluster->gpusPerNode ? model::Tier::Network
                                                        : model::Tier::Node;
-    const int64_t perLayer = int64_t(c.layerBlocks.size());
-    est.kernels.push_back(priceKernel(model::Kernel(ar),
-                                      perLayer * c.layers + 1, c, t, cluster,
-                                      est.notes));
+    est.kernels.push_back(priceKernel(model::Kernel(ar), subLayers + 1, c,
+                                      t, cluster, est.notes));
   }
   for (const InferenceKernel &k : est.kernels) {
     est.stepUs += double(k.count) * k.us;
@@ -222,16 +227,16 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   for (model::BlockKind b : {model::BlockKind::Embedding,
                              model::BlockKind::LMHead})
     params = model::checkedAdd(params, model::rankWeights(b, c));
-  for (model::BlockKind b : c.layerBlocks)
-    params = model::checkedAdd(
-        params, model::checkedMul(model::rankWeights(b, c), c.layers));
+  for (const auto &[lc, n] : model::layerGroups(c))
+    for (model::BlockKind b : lc.layerBlocks)
+      params = model::checkedAdd(
+          params, model::checkedMul(model::rankWeights(b, lc), n));
   m.weights = double(params.value_or(0)) * eb;
   m.cachePerToken = cacheBytesPerToken(c, run);
   const double cachePerSequence = m.cachePerToken * double(est.keys);
   m.kvCache = cachePerSequence * double(est.sequences);
   const double actTokensPerSeq = double(
       std::max<int64_t>(est.queries, o.prefillChunk));
-  std::vector<model::Kernel> all = layer;
   all.insert(all.end(), head.begin(), head.end());
   const double actPerSequence = activationBytes(all, c, actTokensPerSeq);
   m.activations = actPerSequence * double(est.sequences);
