@@ -146,38 +146,56 @@ std::vector<InferenceFinding> tshape::advise::inferenceFindings(
     f.kind = "kv-cache";
     f.parameter = Param::KvHeads;
     f.value = g;
-    f.message = "KV cache: " + kib(perToken) + " per token per GPU (2 x " +
-                std::to_string(c.layers) + " layers x " +
-                std::to_string(g) + " kv_heads x " + std::to_string(d) +
-                " head_dim x " +
-                std::to_string(model::dtypeBytes(est.cacheDType)) +
-                " bytes" + (est.tp > 1 ? ", per rank" : "") + "); reading it takes " +
-                fmt("%.0f%%", 100 * cacheUs / std::max(est.stepUs, 1e-9)) +
-                " of the step";
-    int64_t g2 = 0;
-    for (int64_t cand = g / 2; cand >= 1; --cand) {
-      model::ModelConfig n = c;
-      n.attention.kvHeads = cand;
-      if (a % cand == 0 && !model::checkModel(n)) {
-        g2 = cand;
-        break;
+    const bool latent = model::hasBlock(c, model::BlockKind::Mla);
+    if (latent) {
+      // MLA caches one latent and rotary key per token and layer, whole on
+      // every rank (BlockInfo::cacheElements); fewer kv heads do not apply.
+      f.parameter = Param::KvLoraRank;
+      f.value = getParam(c, Param::KvLoraRank);
+      f.message = "KV cache: " + kib(perToken) + " per token per GPU (" +
+                  std::to_string(c.layers) + " layers x (kv_lora_rank " +
+                  std::to_string(getParam(c, Param::KvLoraRank)) +
+                  " + qk_rope_head_dim " +
+                  std::to_string(getParam(c, Param::QkRopeDim)) + ") x " +
+                  std::to_string(model::dtypeBytes(est.cacheDType)) +
+                  " bytes: the latent, the same on every rank); reading it "
+                  "takes " +
+                  fmt("%.0f%%", 100 * cacheUs / std::max(est.stepUs, 1e-9)) +
+                  " of the step";
+    } else {
+      f.message = "KV cache: " + kib(perToken) + " per token per GPU (2 x " +
+                  std::to_string(c.layers) + " layers x " +
+                  std::to_string(g) + " kv_heads x " + std::to_string(d) +
+                  " head_dim x " +
+                  std::to_string(model::dtypeBytes(est.cacheDType)) +
+                  " bytes" + (est.tp > 1 ? ", per rank" : "") + "); reading it takes " +
+                  fmt("%.0f%%", 100 * cacheUs / std::max(est.stepUs, 1e-9)) +
+                  " of the step";
+      int64_t g2 = 0;
+      for (int64_t cand = g / 2; cand >= 1; --cand) {
+        model::ModelConfig n = c;
+        n.attention.kvHeads = cand;
+        if (a % cand == 0 && !model::checkModel(n)) {
+          g2 = cand;
+          break;
+        }
       }
-    }
-    if (g2) {
-      model::ModelConfig n = c;
-      n.attention.kvHeads = g2;
-      auto [us, maxB] = stepOf(n, run, t, o);
-      f.suggested = g2;
-      f.stepUsAfter = us;
-      f.maxBatchAfter = maxB;
-      f.message += "; kv_heads " + std::to_string(g) + " -> " +
-                   std::to_string(g2) + " (" + std::to_string(a / g2) +
-                   " query heads per kv head) gives " +
-                   kib(cost::cacheBytesPerToken(n, run)) + " per token, " +
-                   fmt("step %.1f", est.stepUs) + fmt(" -> %.1f us", us) +
-                   ", largest batch " + std::to_string(est.memory.maxBatch) +
-                   " -> " + std::to_string(maxB) +
-                   " (a model change: retrain or uptrain to GQA)";
+      if (g2) {
+        model::ModelConfig n = c;
+        n.attention.kvHeads = g2;
+        auto [us, maxB] = stepOf(n, run, t, o);
+        f.suggested = g2;
+        f.stepUsAfter = us;
+        f.maxBatchAfter = maxB;
+        f.message += "; kv_heads " + std::to_string(g) + " -> " +
+                     std::to_string(g2) + " (" + std::to_string(a / g2) +
+                     " query heads per kv head) gives " +
+                     kib(cost::cacheBytesPerToken(n, run)) + " per token, " +
+                     fmt("step %.1f", est.stepUs) + fmt(" -> %.1f us", us) +
+                     ", largest batch " + std::to_string(est.memory.maxBatch) +
+                     " -> " + std::to_string(maxB) +
+                     " (a model change: retrain or uptrain to GQA)";
+      }
     }
     if (est.cacheDType != model::DType::FP8) {
       model::RunShape r8 = run;
@@ -194,7 +212,10 @@ std::vector<InferenceFinding> tshape::advise::inferenceFindings(
   // step's queries) are the rows of one CTA's query tile; more rows than
   // the tile take more CTAs that each read the same cache, and kv heads
   // replicated over tp hold the whole cache on every rank.
-  if (run.phase == model::Phase::Decode) {
+  // (MLA's absorbed decode has one latent head that every rank holds
+  // whole, by design; its grouping is the kernel's, FlashMLA's.)
+  if (run.phase == model::Phase::Decode &&
+      !model::hasBlock(c, model::BlockKind::Mla)) {
     const model::AttentionSpec at = model::attentionKernel(c, run, 0);
     const int64_t rows = at.kvHeads.value
                              ? at.heads.value / at.kvHeads.value * q

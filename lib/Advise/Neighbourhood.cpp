@@ -101,6 +101,19 @@ Neighbourhood tshape::advise::neighbourhood(Param p, int64_t value,
   case Param::Window:
     return multiples(scaled(value, 0.92), scaled(value, 1.08) + 1,
                      c.bestAlign, value);
+  // MLA's latent ranks: within 8%, as an inner size, by whole alignments
+  // (not split: every rank holds the whole latent).
+  case Param::QLoraRank:
+  case Param::KvLoraRank:
+    return multiples(scaled(value, 0.92), scaled(value, 1.08) + 1,
+                     c.bestAlign, value);
+  // MLA's per-head dims: from half to twice, by whole alignments.
+  case Param::QkNopeDim:
+  case Param::QkRopeDim:
+  case Param::VHeadDim:
+    return multiples(std::max<int64_t>(c.bestAlign, value / 2),
+                     value > INT64_MAX / 2 ? INT64_MAX : 2 * value,
+                     c.bestAlign, value);
   default:
     return {};
   }

@@ -48,11 +48,15 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
   const double eb = double(model::dtypeBytes(p.dtype));
   const bool windowed = p.window > 0 && p.window < p.context;
   const int64_t attended = windowed ? p.window : p.context;
-  e.flops = 4.0 * double(p.batch) * double(p.heads) * double(p.headDim) *
+  // Scores over the key head dim d, values over dv (= d unless stated).
+  const int64_t dv = p.valueHeadDim > 0 ? p.valueHeadDim : p.headDim;
+  e.flops = 2.0 * double(p.batch) * double(p.heads) * double(p.headDim + dv) *
             double(attended);
-  auto it = std::lower_bound(t.fusedHeadDims.begin(), t.fusedHeadDims.end(),
-                             p.headDim);
-  if (it == t.fusedHeadDims.end() || t.peak(p.dtype) <= 0 || p.kvHeads <= 0) {
+  // Absorbed MLA (values inside the keys) has kernels of its own.
+  const std::vector<int64_t> &menu =
+      p.valuesInKeys ? t.latentDecodeHeadDims : t.fusedHeadDims;
+  auto it = std::lower_bound(menu.begin(), menu.end(), p.headDim);
+  if (it == menu.end() || t.peak(p.dtype) <= 0 || p.kvHeads <= 0) {
     e.supported = false;
     return e;
   }
@@ -79,15 +83,17 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
   e.ctas = units * e.splits;
   e.waves = ceilDiv(e.ctas, std::max<int64_t>(1, t.smCount));
 
-  e.cacheBytes = 2.0 * eb * double(p.batch) * double(p.kvHeads) *
-                 double(e.keysRead) * double(p.headDim);
+  // K and V of each key read (K only when the values are in the keys).
+  e.cacheBytes = eb * double(p.batch) * double(p.kvHeads) *
+                 double(e.keysRead) *
+                 double(p.headDim + (p.valuesInKeys ? 0 : dv));
   const double qoBytes =
-      2.0 * eb * double(p.batch) * double(p.heads) * double(p.headDim);
+      eb * double(p.batch) * double(p.heads) * double(p.headDim + dv);
   // A split writes fp32 partial outputs (and their log-sum-exp) that the
   // merge reads back.
   const double partialBytes =
       e.splits > 1 ? 2.0 * 4 * double(e.splits) * double(p.batch) *
-                         double(p.heads) * double(p.headDim + 1)
+                         double(p.heads) * double(dv + 1)
                    : 0;
   e.bytes = e.cacheBytes + qoBytes + partialBytes;
   const double bw = t.memoryBandwidthGBs * 1e9;
@@ -95,8 +101,9 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
 
   // Issued work: every CTA computes a full query tile over its keys, at the
   // padded head dim.
-  const double issued = 4.0 * double(units) * double(tile) *
-                        double(e.keysRead) * double(*it);
+  const int64_t dvIssued = p.valueHeadDim > 0 ? dv : *it;
+  const double issued = 2.0 * double(units) * double(tile) *
+                        double(e.keysRead) * double(*it + dvIssued);
   const double rate = t.peak(p.dtype) * 1e12 * t.attentionEfficiency;
   e.computeUs = issued / rate * 1e6;
   // The CTAs run in waves over the SMs. A wave takes the longer of a CTA's

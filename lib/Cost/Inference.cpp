@@ -16,12 +16,6 @@ using namespace tshape::cost;
 using model::Param;
 
 namespace {
-/// The key/value heads one rank holds: max(1, g/t), or a/t for MHA.
-int64_t kvHeadsPerRank(const model::ModelConfig &c) {
-  const model::AttentionSpec a = model::attentionKernel(c, model::RunShape(), 0);
-  return a.kvHeads.value;
-}
-
 /// Splits a priced kernel's time into the categories of TimeShares.
 TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
                     const target::GpuTarget &t) {
@@ -149,10 +143,12 @@ double activationBytes(const std::vector<model::Kernel> &kernels,
 
 double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
                                         const model::RunShape &run) {
-  // 2 (K and V) x layers x kv heads per rank x head dim x element bytes.
+  // The elements each layer's blocks cache per token on one rank (an
+  // attention: 2 (K and V) x kv heads per rank x head dim; MLA: its latent
+  // and rotary key, r_kv + d_r) summed over the layers, x element bytes.
   const model::DType cache = run.kvCache.value_or(c.dtype);
-  return 2.0 * double(c.layers) * double(kvHeadsPerRank(c)) *
-         double(c.headDim()) * double(model::dtypeBytes(cache));
+  return double(model::cacheElementsPerToken(c).value_or(0)) *
+         double(model::dtypeBytes(cache));
 }
 
 double tshape::cost::cacheBytesPerSequence(const model::ModelConfig &c,
@@ -207,16 +203,18 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   if (cluster)
     est.cluster = cluster->name;
 
-  // The kernels: each distinct layer (one for a uniform stack; local and
-  // global attention layers, dense and MoE layers) times its count, then
-  // the once-per-model ones (the logits).
-  std::vector<model::Kernel> layer;
-  for (const auto &[lc, n] : model::layerGroups(c))
-    for (const model::Kernel &k : model::layerKernels(lc, run, 0)) {
-      est.kernels.push_back(
-          priceKernel(k, n, lc, t, cluster, run, est.notes));
-      layer.push_back(k);
-    }
+  // The kernels: one layer of each distinct kind (layerGroups: one for a
+  // uniform stack; DeepSeek-V3's 3 dense and 58 MoE layers two) times its
+  // count, then the once-per-model ones (the logits).
+  std::vector<model::Kernel> all;
+  int64_t subLayers = 0;
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    const std::vector<model::Kernel> layer = model::layerKernels(lc, run, 0);
+    for (const model::Kernel &k : layer)
+      est.kernels.push_back(priceKernel(k, n, lc, t, cluster, run, est.notes));
+    all.insert(all.end(), layer.begin(), layer.end());
+    subLayers += int64_t(lc.layerBlocks.size()) * n;
+  }
   const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
   for (const model::Kernel &k : head)
     est.kernels.push_back(priceKernel(k, 1, c, t, cluster, run, est.notes));
@@ -231,10 +229,8 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
     ar.ranks.value = est.tp;
     ar.tier = cluster && est.tp > cluster->gpusPerNode ? model::Tier::Network
                                                        : model::Tier::Node;
-    const int64_t perLayer = int64_t(c.layerBlocks.size());
-    est.kernels.push_back(priceKernel(model::Kernel(ar),
-                                      perLayer * c.layers + 1, c, t, cluster,
-                                      run, est.notes));
+    est.kernels.push_back(priceKernel(model::Kernel(ar), subLayers + 1, c,
+                                      t, cluster, run, est.notes));
   }
   for (const InferenceKernel &k : est.kernels) {
     est.stepUs += double(k.count) * k.us;
@@ -265,7 +261,6 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   m.kvCache = cachePerSequence * double(est.sequences);
   const double actTokensPerSeq = double(
       std::max<int64_t>(est.queries, o.prefillChunk));
-  std::vector<model::Kernel> all = layer;
   all.insert(all.end(), head.begin(), head.end());
   const double actPerSequence = activationBytes(all, c, actTokensPerSeq);
   m.activations = actPerSequence * double(est.sequences);

@@ -75,6 +75,10 @@ tshape::cost::decodeAttentionProblem(const model::AttentionSpec &a,
   p.context = a.kvLen.value;
   p.window = a.window.value;
   p.dtype = a.cacheDType.value_or(dtype);
+  // A value head dim of its own only when it differs (MLA's latent).
+  if (a.valueHeadDim.value != a.headDim.value)
+    p.valueHeadDim = a.valueHeadDim.value;
+  p.valuesInKeys = a.valuesInKeys;
   return p;
 }
 
@@ -136,16 +140,9 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
   }
   if (const model::AttentionSpec *a = k.attention()) {
     // The attention models cover self-attention (each query attends to its
-    // own sequence: kv length = query length) and a decode step (one query
-    // over the cache), with one head dim.
-    if (a->valueHeadDim.value != a->headDim.value) {
-      e.supported = false;
-      e.unsupported = "no model for attention with value head dim " +
-                      std::to_string(a->valueHeadDim.value) +
-                      " unlike the query's " +
-                      std::to_string(a->headDim.value) + " yet";
-      return e;
-    }
+    // own sequence: kv length = query length) with one head dim, and a
+    // decode step (one query over the cache), whose model takes a value
+    // head dim of its own (absorbed MLA: 576 and 512).
     if (a->kvLen.value != a->queryLen.value) {
       // One query (or a decode step's 1 + draft, grouped) over a longer
       // cache: the decode model.
@@ -161,6 +158,14 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
                       std::to_string(a->kvLen.value) +
                       " keys yet (a chunked prefill or speculative "
                       "decoding; a decode step is 1 query)";
+      return e;
+    }
+    if (a->valueHeadDim.value != a->headDim.value) {
+      e.supported = false;
+      e.unsupported = "no model for attention with value head dim " +
+                      std::to_string(a->valueHeadDim.value) +
+                      " unlike the query's " +
+                      std::to_string(a->headDim.value) + " yet";
       return e;
     }
     e.attention = estimateAttention(attentionProblem(*a, dtype), t);

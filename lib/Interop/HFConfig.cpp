@@ -48,6 +48,12 @@ const KeyField kKeyFields[] = {
     {Param::TopK, &TypeSpec::topk, "experts per token"},
     {Param::MoeFfn, &TypeSpec::moeInner, "expert inner size"},
     {Param::SharedFfn, &TypeSpec::sharedInner, "shared expert inner size"},
+    {Param::QLoraRank, &TypeSpec::qLoraRank, "query latent rank"},
+    {Param::KvLoraRank, &TypeSpec::kvLoraRank, "key/value latent rank"},
+    {Param::QkNopeDim, &TypeSpec::qkNopeDim, "query/key head dim without rotary embedding"},
+    {Param::QkRopeDim, &TypeSpec::qkRopeDim, "rotary query/key head dim"},
+    {Param::VHeadDim, &TypeSpec::vHeadDim, "value head dim"},
+    {Param::SharedExperts, &TypeSpec::sharedCount, "shared experts"},
 };
 const KeyField &keyField(Param p) {
   for (const KeyField &f : kKeyFields)
@@ -341,6 +347,68 @@ json::Object mergedObject(const json::Object &root, const TypeSpec &spec,
   return merged;
 }
 
+/// DeepSeek's MoE layers (modeling_deepseek.py, DeepseekV2/V3DecoderLayer):
+/// layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq
+/// == 0; the first first_k_dense_replace layers are dense MLPs of
+/// intermediate_size.
+std::optional<std::vector<bool>>
+deepseekMoeLayers(Reader &r, const json::Object &obj, int64_t layers) {
+  // first_k_dense_replace may be 0 (every layer MoE), which r.size rejects.
+  int64_t firstDense = 0;
+  if (const char *k = r.find({"first_k_dense_replace"})) {
+    std::optional<int64_t> v = obj.get(k)->getAsInteger();
+    if (!v || *v < 0 || *v > layers)
+      return r.fail(k,
+                    llvm::formatv("key '{0}': expected the number of dense "
+                                  "layers, an integer in [0, {1}] "
+                                  "(num_hidden_layers), got {2}",
+                                  k, layers, Reader::render(*obj.get(k))),
+                    std::optional<std::vector<bool>>());
+    firstDense = *v;
+  }
+  auto freq = r.size({"moe_layer_freq"}, 1, "MoE layer frequency");
+  if (!freq)
+    return std::nullopt;
+  std::vector<bool> moe(static_cast<size_t>(layers));
+  for (int64_t i = 0; i < layers; ++i)
+    moe[i] = i >= firstDense && i % *freq == 0;
+  return moe;
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): its sizes, the
+/// shared experts (n_shared_experts of moe_intermediate_size each), and
+/// the MLA block in place of the attention block in every layer.
+bool readMla(const TypeSpec &spec, Reader &r, ModelConfig &c) {
+  for (Param p : {Param::KvLoraRank, Param::QkNopeDim, Param::QkRopeDim,
+                  Param::VHeadDim}) {
+    const KeyField &f = keyField(p);
+    if (auto v = r.size(spec.*f.keys, 0, f.what))
+      setParam(c, p, *v);
+  }
+  // Null or absent: no query latent (DeepSeek-V2-Lite).
+  if (r.find(spec.qLoraRank))
+    if (auto v = r.size(spec.qLoraRank, 0, keyField(Param::QLoraRank).what))
+      setParam(c, Param::QLoraRank, *v);
+  if (r.find(spec.sharedCount))
+    if (auto v = r.size(spec.sharedCount, 0,
+                        keyField(Param::SharedExperts).what)) {
+      setParam(c, Param::SharedExperts, *v);
+      setParam(c, Param::SharedFfn, getParam(c, Param::MoeFfn));
+    }
+  if (r.failed())
+    return false;
+  auto toMla = [](std::vector<BlockKind> &blocks) {
+    for (BlockKind &k : blocks)
+      if (k == BlockKind::Attention)
+        k = BlockKind::Mla;
+  };
+  toMla(c.layerBlocks);
+  for (StackSegment &seg : c.stack)
+    for (LayerKind &k : seg.pattern)
+      toMla(k.blocks);
+  return true;
+}
+
 /// Whether each layer is a MoE layer, by the type's rule (transformers'
 /// modeling code): Qwen2/3-MoE: not in mlp_only_layers and (i + 1) %
 /// decoder_sparse_step == 0; Llama 4: i in moe_layers, by default every
@@ -381,6 +449,8 @@ std::optional<std::vector<bool>> moeLayers(const TypeSpec &spec, Reader &r,
       moe[i] = (i + 1) % *step == 0;
     for (int64_t i : *dense)
       moe[i] = false;
+  } else if (!spec.kvLoraRank.empty()) {
+    return deepseekMoeLayers(r, obj, layers);
   } else if (type == "llama4") {
     auto step = r.size({"interleave_moe_layer_step"}, 1, "interleave step");
     auto listed = indices("moe_layers");
@@ -759,6 +829,9 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
     c.attention.fullAttention = layers.front().fullAttention;
   }
 
+  if (!spec->kvLoraRank.empty() && !readMla(*spec, r, c))
+    return std::nullopt;
+
   if (auto v = checkModel(c)) {
     const char *key = ruleKey(*spec, r, v->rule);
     std::string where = key ? std::string("key '") + key + "': " : "";
@@ -771,6 +844,32 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
 //===----------------------------------------------------------------------===//
 // Export
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// What DeepSeek's config states besides the table's keys: the key/value
+/// heads (one per head in MLA: num_key_value_heads = heads), a query
+/// latent removed (null, as DeepSeek-V2-Lite writes it), the dense layers
+/// (first_k_dense_replace) and the shared experts' size, which DeepSeek
+/// ties to the routed experts' (n_shared_experts x moe_intermediate_size).
+void exportMla(const ModelConfig &c, const ModelConfig *was,
+               json::Object &out) {
+  const int64_t heads = getParam(c, Param::Heads);
+  if (!was || getParam(*was, Param::Heads) != heads)
+    out["num_key_value_heads"] = heads;
+  if (getParam(c, Param::QLoraRank) == 0 &&
+      (!was || getParam(*was, Param::QLoraRank) != 0))
+    out["q_lora_rank"] = nullptr;
+  int64_t dense = 0;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const ModelConfig lc = layerConfig(c, l);
+    if (llvm::is_contained(lc.layerBlocks, BlockKind::Moe))
+      break;
+    ++dense;
+  }
+  if (!was || was->stack != c.stack)
+    out["first_k_dense_replace"] = dense;
+}
+} // namespace
 
 std::optional<json::Object>
 tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
@@ -846,7 +945,8 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
         (f.param == Param::Ffn && type == "mpt") ||
         (f.param == Param::HeadDim && v == 0) ||
         (f.param == Param::Ffn && v == 0) ||
-        (f.param == Param::SharedFfn && v == 0))
+        (f.param == Param::SharedFfn && v == 0) ||
+        (f.param == Param::QLoraRank && v == 0))
       continue;
     put(spec->*f.keys, v, old);
   }
@@ -914,5 +1014,7 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
   }
   if (!was || was->tiedEmbeddings != c.tiedEmbeddings)
     out["tie_word_embeddings"] = c.tiedEmbeddings;
+  if (!spec->kvLoraRank.empty())
+    exportMla(c, was ? &*was : nullptr, out);
   return out;
 }

@@ -18,6 +18,27 @@ TypeSpec withClass(TypeSpec s, std::vector<std::pair<Param, int64_t>> d) {
   return s;
 }
 
+/// DeepSeek's architecture (DeepseekV2/V3Config; Kimi-K2 declares its own
+/// type with V3's): llama's keys but heads for key/value heads, MoE with
+/// dense layers of `innerDefault`, and multi-head latent attention
+/// (readMla, deepseekMoeLayers).
+TypeSpec deepseekSpec(const char *type, int64_t innerDefault) {
+  TypeSpec t{type, {"hidden_size"}, {"num_attention_heads"},
+             {"num_hidden_layers"}, {"vocab_size"}, {"intermediate_size"},
+             innerDefault, {}, {}, 0, {"hidden_act"}, Activation::SiLU, true,
+             {}, false, false, true};
+  t.experts = {"n_routed_experts"};
+  t.topk = {"num_experts_per_tok"};
+  t.moeInner = {"moe_intermediate_size"};
+  t.qLoraRank = {"q_lora_rank"};
+  t.kvLoraRank = {"kv_lora_rank"};
+  t.qkNopeDim = {"qk_nope_head_dim"};
+  t.qkRopeDim = {"qk_rope_head_dim"};
+  t.vHeadDim = {"v_head_dim"};
+  t.sharedCount = {"n_shared_experts"};
+  return t;
+}
+
 // Defaults follow the transformers configuration classes' documented
 // defaults (see docs/importer.md for each).
 const TypeSpec kSpecs[] = {
@@ -109,20 +130,12 @@ const TypeSpec kSpecs[] = {
      Activation::SiLU, true, {}, false, false, true, {"num_local_experts"},
      {"num_experts_per_tok"}, {"intermediate_size"}, {}, true,
      {"text_config"}},
-    // Multi-head latent attention (DeepSeek-V2/V3, and Kimi-K2 with
-    // DeepSeek-V3's architecture) is not built yet.
-    {"deepseek_v2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
-     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
-     "multi-head latent attention (kv_lora_rank) is not supported yet"},
-    {"deepseek_v3", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
-     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
-     "multi-head latent attention (kv_lora_rank) is not supported yet"},
-    {"kimi_k2", {"hidden_size"}, {"num_attention_heads"},
-     {"num_hidden_layers"}, {"vocab_size"}, {}, 0, {}, {}, 0, {}, Activation::SiLU, true, {},
-     false, false, true, {}, {}, {}, {}, false, {}, "kv_lora_rank",
-     "multi-head latent attention (kv_lora_rank) is not supported yet"},
+    // Multi-head latent attention with DeepSeek's MoE (readMla,
+    // deepseekMoeLayers): DeepSeek-V2/V3, and Kimi-K2 with DeepSeek-V3's
+    // architecture. Defaults: DeepseekV2Config / DeepseekV3Config.
+    deepseekSpec("deepseek_v2", 11008),
+    deepseekSpec("deepseek_v3", 18432),
+    deepseekSpec("kimi_k2", 18432),
     // Dense types of 2024-2026 (docs/importer.md cites each default).
     // QKV is one GEMM of width (a + 2g) d in every block model, whether a
     // model packs it (Phi-3 qkv_proj, InternLM2 wqkv, ChatGLM

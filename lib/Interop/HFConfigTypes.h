@@ -53,6 +53,13 @@ struct TypeSpec {
   /// Class defaults of sizes a sparse config leaves out (Gemma 3's head
   /// counts), each from the transformers configuration class.
   std::vector<std::pair<model::Param, int64_t>> defaults = {};
+  // Multi-head latent attention (DeepSeek-V2/V3; empty: none): its keys,
+  // read by readMla. The query latent is optional (null or absent: none).
+  Keys qLoraRank = {}, kvLoraRank = {}, qkNopeDim = {}, qkRopeDim = {},
+       vHeadDim = {};
+  /// The number of shared experts, each of the routed experts' inner size
+  /// (DeepSeek's n_shared_experts).
+  Keys sharedCount = {};
 };
 
 /// How a model_type states an attention window, and which layers use it

@@ -63,6 +63,23 @@ void moeArguments(const ModelConfig &c, ArgLine &line,
                     "here (--swiglu applies to every MLP)");
 }
 
+/// The multi-latent-attention flags (megatron/training/arguments.py,
+/// MLATransformerConfig): the ranks and head dims; --qk-head-dim is the
+/// part without rotary embedding. No --q-lora-rank: no query latent
+/// (Megatron-LM's default, None).
+void mlaArguments(const ModelConfig &c, ArgLine &line,
+                  std::vector<std::string> &notes) {
+  line.flag("--multi-latent-attention");
+  for (Param p : {Param::QLoraRank, Param::KvLoraRank, Param::QkNopeDim,
+                  Param::QkRopeDim, Param::VHeadDim})
+    if (int64_t v = getParam(c, p))
+      line.arg(flagOf(p), v);
+  if (hasBlock(c, BlockKind::Attention))
+    notes.push_back("layers of both multi-latent and plain attention have "
+                    "no Megatron-LM argument (--multi-latent-attention "
+                    "applies to every layer)");
+}
+
 /// The model's flags (and its degrees and microbatch) into `line`; what
 /// Megatron-LM cannot express into `notes`.
 void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
@@ -111,6 +128,8 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
                     " not written)");
   if (value(Param::Experts))
     moeArguments(c, line, notes);
+  if (hasBlock(c, BlockKind::Mla))
+    mlaArguments(c, line, notes);
   if ((c.mlp.gated || value(Param::Experts)) &&
       (value(Param::Ffn) == 0 || c.mlp.activation == Activation::SiLU))
     line.flag("--swiglu");

@@ -35,6 +35,18 @@ const RoleInfo kRoles[] = {
     {Role::MoeDispatch, "moe_dispatch", RoleGroup::Communication, false, "",
      ""},
     {Role::MoeCombine, "moe_combine", RoleGroup::Communication, false, "", ""},
+    {Role::MlaQ, "mla_q", RoleGroup::Attention, true, "dgrad", "wgrad"},
+    {Role::MlaQDown, "mla_q_down", RoleGroup::Attention, true, "dgrad",
+     "wgrad"},
+    {Role::MlaQUp, "mla_q_up", RoleGroup::Attention, true, "dgrad", "wgrad"},
+    {Role::MlaKvDown, "mla_kv_down", RoleGroup::Attention, true, "dgrad",
+     "wgrad"},
+    {Role::MlaKvUp, "mla_kv_up", RoleGroup::Attention, true, "dgrad",
+     "wgrad"},
+    {Role::MlaQAbsorb, "mla_q_absorb", RoleGroup::Attention, true, "dgrad",
+     "wgrad"},
+    {Role::MlaOutAbsorb, "mla_out_absorb", RoleGroup::Attention, true,
+     "dgrad", "wgrad"},
 };
 
 /// The built-in roles, then the registered ones; indexed by Role.

@@ -55,7 +55,8 @@ const ParamInfo kParams[kNumParams] = {
   // inner size is split by tp as the dense MLP's is (Megatron-LM's expert
   // tensor parallelism defaults to tp), rules M2 and M3.
   {Param::Experts, "experts", ParamKind::Hyperparam, "experts",
-   "num_local_experts,num_experts,moe_num_experts", "--num-experts",
+   "num_local_experts,num_experts,moe_num_experts,n_routed_experts",
+   "--num-experts",
    Param::Ep, "E1", true, true, false, TSHAPE_FIELD(moe.experts), nullptr},
   // Searchable on request only (vary=...,experts,topk): defaultVary in
   // Advise/ShapeSearch.h leaves them out.
@@ -69,7 +70,7 @@ const ParamInfo kParams[kNumParams] = {
   // Megatron-LM takes the shared experts' total inner size
   // (--moe-shared-expert-intermediate-size = count x this); Megatron.cpp.
   {Param::SharedExperts, "shared_experts", ParamKind::Hyperparam,
-   "shared_experts", "", "", std::nullopt, "", false, true, false,
+   "shared_experts", "n_shared_experts", "", std::nullopt, "", false, true, false,
    TSHAPE_FIELD(moe.sharedExperts), nullptr},
   {Param::SharedFfn, "shared_ffn", ParamKind::Hyperparam, "shared_inner",
    "shared_expert_intermediate_size", "", Param::Tp, "M3", true, true,
@@ -85,6 +86,28 @@ const ParamInfo kParams[kNumParams] = {
   {Param::Window, "window", ParamKind::Hyperparam, "window",
    "sliding_window,attention_chunk_size", "", std::nullopt, "", true, true,
    false, TSHAPE_FIELD(attention.window), "attention window"},
+  // Multi-head latent attention (Blocks/Mla.cpp); 0 in a model without it.
+  // Megatron-LM splits the heads by tp and keeps the latent ranks whole:
+  // the down projections are duplicated on every rank (TELinear,
+  // parallel_mode 'duplicated', multi_latent_attention.py), so none of
+  // these is split. Searchable, but only when named in `vary=` (the
+  // default vary list is vocab, heads, ffn): a rank changes the model.
+  // Megatron-LM's --qk-head-dim is the part without rotary embedding.
+  {Param::QLoraRank, "q_lora_rank", ParamKind::Hyperparam, "q_lora_rank",
+   "q_lora_rank", "--q-lora-rank", std::nullopt, "", true, true, false,
+   TSHAPE_FIELD(mla.qLoraRank), "query latent rank"},
+  {Param::KvLoraRank, "kv_lora_rank", ParamKind::Hyperparam, "kv_lora_rank",
+   "kv_lora_rank", "--kv-lora-rank", std::nullopt, "", true, true, false,
+   TSHAPE_FIELD(mla.kvLoraRank), "key/value latent rank"},
+  {Param::QkNopeDim, "qk_nope_head_dim", ParamKind::Hyperparam,
+   "qk_nope_head_dim", "qk_nope_head_dim", "--qk-head-dim", std::nullopt, "",
+   true, true, false, TSHAPE_FIELD(mla.qkNopeDim), nullptr},
+  {Param::QkRopeDim, "qk_rope_head_dim", ParamKind::Hyperparam,
+   "qk_rope_head_dim", "qk_rope_head_dim", "--qk-pos-emb-head-dim",
+   std::nullopt, "", true, true, false, TSHAPE_FIELD(mla.qkRopeDim), nullptr},
+  {Param::VHeadDim, "v_head_dim", ParamKind::Hyperparam, "v_head_dim",
+   "v_head_dim", "--v-head-dim", std::nullopt, "", true, true, false,
+   TSHAPE_FIELD(mla.vHeadDim), nullptr},
   {Param::Tp, "tp", ParamKind::Degree, "tp", "",
    "--tensor-model-parallel-size", std::nullopt, "", false, false,
    false, TSHAPE_FIELD(parallel.tp), "tensor-parallel degree"},

@@ -192,7 +192,11 @@ std::optional<RuleViolation> tshape::model::checkBindings(const Bindings &env) {
         v && !(paramInfo(p).zeroIsUnset && *v == 0))
       if (auto r = checkPositive(paramName(p), *v))
         return r;
-  if (env.has(Param::Heads) || env.has(Param::KvHeads)) {
+  // A1 and A2 are about a head dim of hidden/heads and key/value groups;
+  // an MLA block states its head dims and has neither (its latent rank
+  // bound says so).
+  if ((env.has(Param::Heads) || env.has(Param::KvHeads)) &&
+      !env.has(Param::KvLoraRank)) {
     auto get = [&](Param p, int64_t dflt) { return env.get(p).value_or(dflt); };
     int64_t heads = get(Param::Heads, 1), headDim = get(Param::HeadDim, 0);
     if (auto r = checkHeads(get(Param::Hidden, std::max<int64_t>(1, headDim) *
@@ -241,6 +245,17 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
     if (auto r = checkWindow(c.attention.window, c.attention.chunked,
                              c.attention.causal))
       return r;
+  // Rule LA1: a layer with an MLA block needs its latent and head dims (the
+  // query latent is optional).
+  if (hasBlock(c, BlockKind::Mla))
+    for (Param p : {Param::KvLoraRank, Param::QkNopeDim, Param::QkRopeDim,
+                    Param::VHeadDim})
+      if (getParam(c, p) <= 0)
+        return RuleViolation{
+            "LA1", format("an mla block needs kv_lora_rank, qk_nope_head_dim, "
+                         "qk_rope_head_dim and v_head_dim; %s is %lld, give "
+                         "it a positive value",
+                         paramName(p), (long long)getParam(c, p))};
   Bindings env = bindings(c);
   // MHA leaves kv_heads unbound; its rules are then those of heads.
   env.set(Param::KvHeads, c.attention.kvHeads);

@@ -45,15 +45,21 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   bool volta = std::string(arch) == "volta";
   t.bestAlignBytes = volta ? 16 : 128;
   t.kTileBytes = volta ? 64 : 128;
-  // FlashAttention kernels: FA3 on Hopper/Blackwell ships 64, 128, 256;
-  // FA2 on Ampere/Ada compiles multiples of 32 up to 256; none on Volta.
-  // Their decode paths: FA3 splits any decode's cache across CTAs, FA2's
-  // varlen path only packed GQA heads without a window.
+  // FlashAttention kernels: FA3 on Hopper/Blackwell ships 64, 128, 256,
+  // and 192 (with a value head dim of 192 or 128: MLA's prefill,
+  // hopper/instantiations/flash_fwd_hdim192{,_128}_*_sm90.cu; cuDNN SDPA
+  // runs d_qk 192 / d_v 128 forward and backward on Blackwell); FA2 on
+  // Ampere/Ada compiles multiples of 32 up to 256; none on Volta. Their
+  // decode paths: FA3 splits any decode's cache across CTAs, FA2's varlen
+  // path only packed GQA heads without a window. Absorbed MLA decode (one
+  // latent head of 576, values its first 512) has FlashMLA on Hopper and
+  // Blackwell only.
   // MXFP8 (block-scaled FP8) tensor cores: Blackwell (the B200 and GB200
   // datasheets list MXFP8 at the FP8 rate).
   t.mxfp8 = std::string(arch) == "blackwell";
   if (std::string(arch) == "hopper" || std::string(arch) == "blackwell") {
-    t.fusedHeadDims = {64, 128, 256};
+    t.fusedHeadDims = {64, 128, 192, 256};
+    t.latentDecodeHeadDims = {576};
   } else {
     t.decodeSplitGqaOnly = true;
     if (!volta)

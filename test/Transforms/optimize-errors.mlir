@@ -2,7 +2,7 @@
 // RUN: not tshape-opt %s --tshape-optimize-shapes="param-tolerance=-0.1" 2>&1 | FileCheck %s --check-prefix=TOL
 // TOL: error: tshape-optimize-shapes: param-tolerance must be >= 0, got -0.100000
 // RUN: not tshape-opt %s --tshape-optimize-shapes="vary=vocab,depth" 2>&1 | FileCheck %s --check-prefix=VARY
-// VARY: error: tshape-optimize-shapes: unknown parameter 'depth' in vary (expected seq, hidden, heads, kv_heads, head_dim, ffn, vocab, experts, topk, moe_ffn, shared_ffn, window)
+// VARY: error: tshape-optimize-shapes: unknown parameter 'depth' in vary (expected seq, hidden, heads, kv_heads, head_dim, ffn, vocab, experts, topk, moe_ffn, shared_ffn, window, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)
 // RUN: not tshape-opt %s --tshape-optimize-shapes="min-gain=-1" 2>&1 | FileCheck %s --check-prefix=GAIN
 // GAIN: error: tshape-optimize-shapes: min-gain must be >= 0, got -1.000000e+00
 // RUN: not tshape-opt %s --tshape-optimize-shapes="min-head-dim=128 max-head-dim=64" 2>&1 | FileCheck %s --check-prefix=RANGE

@@ -49,7 +49,7 @@ func.func @vocab(%t: tensor<1x512xi32>) -> tensor<1x512x1024xbf16> {
 // -----
 
 // An attention alone is not a model...
-// CHECK: error: tshape-optimize-shapes: the function needs a tshape.attention and a tshape.mlp
+// CHECK: error: tshape-optimize-shapes: the function needs a tshape.attention (or tshape.mla) and a tshape.mlp
 func.func @attention_only(%x: tensor<1x512x2560xbf16>) -> tensor<1x512x2560xbf16> {
   %a = tshape.attention %x heads = 32 kv_heads = 32 : tensor<1x512x2560xbf16> -> tensor<1x512x2560xbf16>
   return %a : tensor<1x512x2560xbf16>
@@ -58,7 +58,7 @@ func.func @attention_only(%x: tensor<1x512x2560xbf16>) -> tensor<1x512x2560xbf16
 // -----
 
 // ...nor is an MLP alone.
-// CHECK: error: tshape-optimize-shapes: the function needs a tshape.attention and a tshape.mlp
+// CHECK: error: tshape-optimize-shapes: the function needs a tshape.attention (or tshape.mla) and a tshape.mlp
 func.func @mlp_only(%x: tensor<1x512x2560xbf16>) -> tensor<1x512x2560xbf16> {
   %m = tshape.mlp %x inner = 10240 activation = gelu : tensor<1x512x2560xbf16> -> tensor<1x512x2560xbf16>
   return %m : tensor<1x512x2560xbf16>

@@ -41,7 +41,14 @@ struct Layout {
   const char *name;
   model::BlockKind block;
   void (*apply)(model::ModelConfig &);
+  /// A decode step's kernels instead of a training step's.
+  bool decode = false;
 };
+
+/// DeepSeek-V3's latent attention on the example's 32 heads.
+void mla(model::ModelConfig &c) {
+  c.mla = {1536, 512, 128, 64, 128};
+}
 
 const Layout kLayouts[] = {
     {"attention", model::BlockKind::Attention, [](model::ModelConfig &) {}},
@@ -69,6 +76,18 @@ const Layout kLayouts[] = {
      }},
     {"embedding", model::BlockKind::Embedding, [](model::ModelConfig &) {}},
     {"lm_head", model::BlockKind::LMHead, [](model::ModelConfig &) {}},
+    {"mla", model::BlockKind::Mla, mla},
+    {"mla, fused", model::BlockKind::Mla,
+     [](model::ModelConfig &c) {
+       mla(c);
+       c.attention.fused = true;
+     }},
+    {"mla, no query latent", model::BlockKind::Mla,
+     [](model::ModelConfig &c) {
+       mla(c);
+       c.mla.qLoraRank = 0;
+     }},
+    {"mla, decode (absorbed)", model::BlockKind::Mla, mla, /*decode=*/true},
 };
 
 struct TestKernelTablePass
@@ -88,8 +107,11 @@ struct TestKernelTablePass
     for (const Layout &l : kLayouts) {
       model::ModelConfig c = exampleConfig();
       l.apply(c);
+      model::RunShape run = model::RunShape::train();
+      if (l.decode)
+        run.phase = model::Phase::Decode;
       std::vector<model::Kernel> ks = model::forwardKernels(
-          l.block, c, model::RunShape::train(),
+          l.block, c, run,
           model::blockInfo(l.block).perLayer ? 0 : -1);
       if (ks.empty())
         os << "| " << l.name << " | (no kernel) | | | | | |\n";

@@ -26,6 +26,10 @@ struct DecodeAttentionProblem {
   int64_t window = 0;
   /// Element type of Q, O and the cache (bf16, or fp8 for an fp8 cache).
   model::DType dtype = model::DType::BF16;
+  /// The value head dim (0: headDim), and whether the values are the
+  /// first valueHeadDim of each key (absorbed MLA: one latent cache).
+  int64_t valueHeadDim = 0;
+  bool valuesInKeys = false;
 };
 
 struct DecodeAttentionEstimate {

@@ -44,6 +44,13 @@ enum class Role : uint8_t {
   MoeSharedDown,   ///< shared experts' down projection
   MoeDispatch,     ///< all-to-all sending tokens to their experts' ranks
   MoeCombine,      ///< all-to-all bringing the experts' outputs back
+  MlaQ,         ///< MLA query projection without a query latent (h -> a(dn+dr))
+  MlaQDown,     ///< MLA query down projection (h -> r_q)
+  MlaQUp,       ///< MLA query up projection (r_q -> a(dn+dr))
+  MlaKvDown,    ///< MLA key/value down projection (h -> r_kv + dr)
+  MlaKvUp,      ///< MLA key/value up projection (r_kv -> a(dn+dv))
+  MlaQAbsorb,   ///< decode: each head's query through W_UK (dn -> r_kv)
+  MlaOutAbsorb, ///< decode: each head's latent output through W_UV (r_kv -> dv)
 };
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 

@@ -45,6 +45,10 @@ struct AttentionSpec {
   /// The KV cache's element type when it differs from the model's (an fp8
   /// cache); what the decode model reads the cache in.
   std::optional<DType> cacheDType;
+  /// The values are the first valueHeadDim elements of each key (absorbed
+  /// MLA decode: one latent cache serves as both): the cache holds and a
+  /// step reads the keys only.
+  bool valuesInKeys = false;
   Bindings env;
   bool overflow = false;
 

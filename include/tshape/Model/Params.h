@@ -41,6 +41,11 @@ enum class Param : uint8_t {
   SharedFfn,     ///< inner size of one shared expert
   Capacity,      ///< busiest expert's load, percent of balanced (0: balanced)
   Window,        ///< keys a windowed layer's query sees (0: no window)
+  QLoraRank,     ///< latent rank of an MLA block's queries (0: no query LoRA)
+  KvLoraRank,    ///< latent rank of an MLA block's keys and values
+  QkNopeDim,     ///< per-head query/key dims without rotary embedding
+  QkRopeDim,     ///< per-head query/key dims with rotary embedding (shared key)
+  VHeadDim,      ///< per-head value dims of an MLA block
   Tp,
   Pp,
   Dp,

@@ -93,6 +93,18 @@ struct MoeConfig {
   bool gated = true; ///< SwiGLU experts (every MoE model imported is)
 };
 
+/// Multi-head latent attention (Blocks/Mla.cpp; DeepSeek-V2/V3, Kimi-K2):
+/// queries through an optional low-rank latent, keys and values through
+/// one latent of `kvLoraRank` plus a rotary key part shared by the heads.
+/// The heads are AttentionConfig::heads. 0 kvLoraRank: no MLA block.
+struct MlaConfig {
+  int64_t qLoraRank = 0;  ///< r_q; 0: queries projected from h directly
+  int64_t kvLoraRank = 0; ///< r_kv
+  int64_t qkNopeDim = 0;  ///< d_n: query/key dims without rotary embedding
+  int64_t qkRopeDim = 0;  ///< d_r: query/key dims with rotary embedding
+  int64_t vHeadDim = 0;   ///< d_v
+};
+
 /// A stretch of a heterogeneous stack: `pattern` (the sub-layers of each
 /// layer in turn) repeated `repeats` times. DeepSeek-V3 is [attention, mlp]
 /// x 3 then [attention, moe] x 58; Llama 4 Maverick [[attention, mlp],
@@ -134,6 +146,7 @@ struct ModelConfig {
   /// BlockInfo::perLayer): attention then MLP unless the IR says otherwise.
   std::vector<BlockKind> layerBlocks = {BlockKind::Attention, BlockKind::Mlp};
   MoeConfig moe;
+  MlaConfig mla;
   /// A heterogeneous stack: its segments in order, whose layers sum to
   /// `layers` (rule H1). Empty: every layer is `layerBlocks` (a uniform
   /// stack, one tshape.repeat). layerConfig(c, l) gives layer l's config.

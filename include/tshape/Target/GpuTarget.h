@@ -134,6 +134,10 @@ struct GpuTarget {
   /// Head dimensions with a fused-attention (FlashAttention) kernel; other
   /// head dims run padded up to the next one listed.
   std::vector<int64_t> fusedHeadDims;
+  /// Head dims of the decode kernels for absorbed multi-head latent
+  /// attention, whose values are the first part of each key (FlashMLA:
+  /// 576 = 512 + 64 on Hopper and Blackwell); empty: none.
+  std::vector<int64_t> latentDecodeHeadDims;
   std::vector<TileConfig> tiles;
 
   double peak(model::DType t) const { return peakTflops[(int)t]; }

@@ -39,6 +39,7 @@ const BlockLowering kLowerings[] = {
     {model::BlockKind::Mlp, lowerMlp, nullptr},
     {model::BlockKind::LMHead, nullptr, lowerLMHead},
     {model::BlockKind::Moe, lowerMoe, nullptr},
+    {model::BlockKind::Mla, lowerMla, nullptr},
 };
 
 

@@ -12,10 +12,12 @@ const BlockInfo kBlocks[] = {
     {BlockKind::Embedding, "embedding", false, embeddingKernels,
      embeddingWeights},
     {BlockKind::Attention, "attention", true, attentionKernels,
-     attentionWeights},
+     attentionWeights, nullptr, attentionCacheElements},
     {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights},
     {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights},
     {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights},
+    {BlockKind::Mla, "mla", true, mlaKernels, mlaWeights, nullptr,
+     mlaCacheElements},
 };
 
 
@@ -87,6 +89,24 @@ std::optional<int64_t> tshape::model::blockActiveWeights(BlockKind k,
 std::optional<int64_t> tshape::model::rankWeights(BlockKind k,
                                                   const ModelConfig &c) {
   return blockInfo(k).weights(c);
+}
+
+std::optional<int64_t>
+tshape::model::attentionCacheElements(const ModelConfig &c) {
+  // K and V of the attention kernel's key/value heads on this rank (kept
+  // beside the table so that Attention.cpp states only the kernels).
+  const AttentionSpec a = attentionKernel(c, RunShape(), 0);
+  return checkedMul(2, checkedMul(a.kvHeads.value, a.headDim.value));
+}
+
+std::optional<int64_t>
+tshape::model::cacheElementsPerToken(const ModelConfig &c) {
+  std::optional<int64_t> sum = 0;
+  for (const auto &[lc, n] : layerGroups(c))
+    for (BlockKind k : lc.layerBlocks)
+      if (auto f = blockInfo(k).cacheElements)
+        sum = checkedAdd(sum, checkedMul(f(lc), n));
+  return sum;
 }
 
 std::optional<int64_t>

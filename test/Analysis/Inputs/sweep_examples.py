@@ -28,12 +28,31 @@ def model_values(ir):
     att = re.search(r"tshape\.attention %\S+ heads = (\d+) kv_heads = (\d+)"
                     r"(?: head_dim = (\d+))?[^:]*: tensor<(\d+)x(\d+)x(\d+)x",
                     ir)
-    v["heads"], v["kv_heads"] = int(att.group(1)), int(att.group(2))
+    if not att:
+        # Multi-head latent attention: its ranks and head dims by name, one
+        # key/value per head.
+        att = re.search(r"tshape\.mla %\S+ heads = (\d+)()()([^:]*): "
+                        r"tensor<(\d+)x(\d+)x(\d+)x", ir)
+        for name, value in re.findall(r"(\w+) = (\d+)", att.group(4)):
+            v[name] = int(value)
+        att = re.search(r"tshape\.mla %\S+ heads = (\d+)()()[^:]*: "
+                        r"tensor<(\d+)x(\d+)x(\d+)x", ir)
+        v["heads"] = v["kv_heads"] = int(att.group(1))
+    else:
+        v["heads"], v["kv_heads"] = int(att.group(1)), int(att.group(2))
     v["microbatch"], v["seq"], v["hidden"] = (int(att.group(4)),
                                               int(att.group(5)),
                                               int(att.group(6)))
     v["head_dim"] = int(att.group(3)) if att.group(3) else None
     v["ffn"] = int(re.search(r"inner = (\d+)", ir).group(1))
+    moe = re.search(r"tshape\.moe %\S+ experts = (\d+) topk = (\d+) "
+                    r"inner = (\d+)[^:]*", ir)
+    if moe:
+        v["experts"], v["topk"], v["moe_ffn"] = map(int, moe.groups())
+        shared = re.search(r"shared_experts = (\d+) shared_inner = (\d+)",
+                           moe.group(0))
+        if shared:
+            v["shared_experts"], v["shared_ffn"] = map(int, shared.groups())
     vocab = re.search(r"vocab = (\d+)", ir)
     v["vocab"] = int(vocab.group(1)) if vocab else None
     return v

@@ -190,6 +190,8 @@ Value lowerMlp(Lowerer &l, mlir::Operation *op, Value x2, int64_t layer,
                Lowerer::Backward &bwd);
 Value lowerMoe(Lowerer &l, mlir::Operation *op, Value x2, int64_t layer,
                Lowerer::Backward &bwd);
+Value lowerMla(Lowerer &l, mlir::Operation *op, Value x2, int64_t layer,
+               Lowerer::Backward &bwd);
 Value lowerEmbedding(Lowerer &l, mlir::Operation *op, Value tokens);
 Value lowerLMHead(Lowerer &l, mlir::Operation *op, Value x);
 

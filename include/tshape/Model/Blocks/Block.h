@@ -31,7 +31,7 @@ namespace tshape::model {
 
 struct ModelConfig;
 
-enum class BlockKind : uint8_t { Embedding, Attention, Mlp, LMHead, Moe };
+enum class BlockKind : uint8_t { Embedding, Attention, Mlp, LMHead, Moe, Mla };
 
 struct BlockInfo {
   BlockKind kind;
@@ -51,6 +51,10 @@ struct BlockInfo {
   /// The parameters one token runs through, unsharded (a MoE block: k of
   /// its E experts); null: all of `weights`.
   std::optional<int64_t> (*activeWeights)(const ModelConfig &c) = nullptr;
+  /// The KV-cache elements one token stores for one instance on one rank
+  /// (an attention: 2 g_r d; MLA: its latent and rotary key); null: the
+  /// block keeps no cache.
+  std::optional<int64_t> (*cacheElements)(const ModelConfig &c) = nullptr;
 };
 
 const BlockInfo &blockInfo(BlockKind k);
@@ -124,6 +128,26 @@ std::optional<int64_t> embeddingWeights(const ModelConfig &c);
 std::vector<Kernel> lmHeadKernels(const ModelConfig &c, const RunShape &run,
                                   int64_t layer);
 std::optional<int64_t> lmHeadWeights(const ModelConfig &c);
+
+/// Mla.cpp: multi-head latent attention: the query (down and up, or one)
+/// and key/value (down and up) projections, the attention (query/key head
+/// dim d_n+d_r, value head dim d_v), the output projection; a decode step
+/// in the absorbed form (W_UK into the query, W_UV into the output, MQA
+/// over the latent cache). Weights: the projections and three norm gains.
+std::vector<Kernel> mlaKernels(const ModelConfig &c, const RunShape &run,
+                               int64_t layer);
+std::optional<int64_t> mlaWeights(const ModelConfig &c);
+/// The attention kernel of an MLA block (absorbed when decoding).
+AttentionSpec mlaAttentionKernel(const ModelConfig &c, const RunShape &run,
+                                 int64_t layer);
+/// KV-cache elements per token and layer on one rank: r_kv + d_r.
+std::optional<int64_t> mlaCacheElements(const ModelConfig &c);
+/// The attention block's: 2 (K and V) x kv heads per rank x head dim.
+std::optional<int64_t> attentionCacheElements(const ModelConfig &c);
+/// The KV-cache elements one token stores on one rank over every layer of
+/// `c` (the blocks' cacheElements summed over the stack); nullopt on
+/// overflow.
+std::optional<int64_t> cacheElementsPerToken(const ModelConfig &c);
 
 /// A GEMM whose sizes are the given expressions evaluated with `env` (the
 /// config's bindings; a size without a value, from an invalid config, is

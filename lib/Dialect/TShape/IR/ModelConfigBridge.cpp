@@ -118,6 +118,9 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
       case model::BlockKind::Moe:
         prev = createBlockOp<tshape::MoEOp>(b, loc, actT, arg, c);
         break;
+      case model::BlockKind::Mla:
+        prev = createBlockOp<tshape::MlaOp>(b, loc, actT, arg, c);
+        break;
       default:
         prev = createBlockOp<tshape::MLPOp>(b, loc, actT, arg, c);
         break;
@@ -320,8 +323,8 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   // MLP or a mixture of experts).
   if (!stated.contains(Param::Heads) ||
       !(stated.contains(Param::Ffn) || stated.contains(Param::Experts))) {
-    error = "the function needs a tshape.attention and a tshape.mlp (or "
-            "tshape.moe)";
+    error = "the function needs a tshape.attention (or tshape.mla) and a "
+            "tshape.mlp (or tshape.moe)";
     return std::nullopt;
   }
   // readConfig gave the run shape (b, s) and hidden; the element type of

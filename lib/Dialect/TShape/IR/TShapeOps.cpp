@@ -395,6 +395,76 @@ void MoEOp::writeConfig(const model::ModelConfig &config) {
 }
 
 //===----------------------------------------------------------------------===//
+// MlaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MlaOp::verify() {
+  using model::Param;
+  auto input = getInput().getType();
+  if (failed(verifyActivations(*this, input, "input")) ||
+      failed(verifySameType(*this, input, getResult().getType())))
+    return failure();
+  // Rule LA2: an absent q_lora_rank means no query latent; 0 is not a rank.
+  if (getQLoraRank() && *getQLoraRank() <= 0)
+    return emitOpError() << "rule LA2: q_lora_rank must be positive, got "
+                         << *getQLoraRank()
+                         << "; omit it for queries projected from the "
+                            "hidden size directly (no query latent)";
+  // S1 on each size, then A3 (heads divisible by tp) from the table.
+  const std::pair<Param, int64_t> sizes[] = {
+      {Param::Heads, int64_t(getHeads())},
+      {Param::KvLoraRank, int64_t(getKvLoraRank())},
+      {Param::QkNopeDim, int64_t(getQkNopeHeadDim())},
+      {Param::QkRopeDim, int64_t(getQkRopeHeadDim())},
+      {Param::VHeadDim, int64_t(getVHeadDim())}};
+  for (auto [p, v] : sizes)
+    if (failed(report(*this, model::checkPositive(model::paramName(p), v))))
+      return failure();
+  model::Bindings env = opBindings(*this, input, {});
+  for (auto [p, v] : sizes)
+    env.set(p, v);
+  if (getQLoraRank())
+    env.set(Param::QLoraRank, *getQLoraRank());
+  if (failed(report(*this, model::checkBindings(env))))
+    return failure();
+  model::ModelConfig c = baseConfig(*this, input, {});
+  readConfig(c);
+  c.layerBlocks = {model::BlockKind::Mla};
+  return verifyNoOverflow(*this, c);
+}
+
+void MlaOp::readConfig(model::ModelConfig &config) {
+  using model::Param;
+  readActivationSizes(config, getInput().getType());
+  model::setParam(config, Param::Heads, getHeads());
+  // Every head has its own key and value (MHA): no kv_heads of its own.
+  model::setParam(config, Param::KvHeads, getHeads());
+  model::setParam(config, Param::QLoraRank, getQLoraRank().value_or(0));
+  model::setParam(config, Param::KvLoraRank, getKvLoraRank());
+  model::setParam(config, Param::QkNopeDim, getQkNopeHeadDim());
+  model::setParam(config, Param::QkRopeDim, getQkRopeHeadDim());
+  model::setParam(config, Param::VHeadDim, getVHeadDim());
+  config.attention.causal = getCausal();
+  config.attention.fused = getFused();
+}
+
+void MlaOp::writeConfig(const model::ModelConfig &config) {
+  using model::Param;
+  setHeads(model::getParam(config, Param::Heads));
+  if (int64_t r = model::getParam(config, Param::QLoraRank))
+    setQLoraRank(r);
+  else
+    removeQLoraRankAttr();
+  setKvLoraRank(model::getParam(config, Param::KvLoraRank));
+  setQkNopeHeadDim(model::getParam(config, Param::QkNopeDim));
+  setQkRopeHeadDim(model::getParam(config, Param::QkRopeDim));
+  setVHeadDim(model::getParam(config, Param::VHeadDim));
+  setCausal(config.attention.causal);
+  setFused(config.attention.fused);
+  setLastDim(getResult(), model::getParam(config, Param::Hidden));
+}
+
+//===----------------------------------------------------------------------===//
 // BlockOp
 //===----------------------------------------------------------------------===//
 

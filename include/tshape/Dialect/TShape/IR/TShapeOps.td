@@ -219,6 +219,54 @@ def TShape_MoEOp : TShape_BlockOp<"moe", /*residualSubLayer=*/1,
   let hasVerifier = 1;
 }
 
+def TShape_MlaOp : TShape_BlockOp<"mla", /*residualSubLayer=*/1,
+    "MLA ops", "Input",
+    ["Heads", "QLoraRank", "KvLoraRank", "QkNopeDim", "QkRopeDim",
+     "VHeadDim"]> {
+  let summary = "multi-head latent attention sub-layer (DeepSeek-V2/V3)";
+  let description = [{
+    A pre-norm multi-head latent attention sub-layer `y = x + MLA(norm(x))`
+    over `batch x seq x hidden` activations, as in DeepSeek-V2/V3 and
+    Kimi-K2. Queries go through a latent of `q_lora_rank` (absent: projected
+    from the hidden size directly, as DeepSeek-V2-Lite), keys and values
+    through one latent of `kv_lora_rank` plus a rotary key of
+    `qk_rope_head_dim` that the `heads` heads share. Each head's query and
+    key have `qk_nope_head_dim + qk_rope_head_dim` dims (192 for
+    DeepSeek-V3), its value `v_head_dim`. `causal` and `fused` are those of
+    `tshape.attention`.
+
+    It lowers (per tensor-parallel rank t, a_t = heads/t, T = b*s) to
+    `mla_q_down (T x h).(h x r_q)` and `mla_q_up (T x r_q).(r_q x a_t(dn+dr))`
+    (or `mla_q (T x h).(h x a_t(dn+dr))`), `mla_kv_down (T x h).(h x r_kv+dr)`,
+    `mla_kv_up (T x r_kv).(r_kv x a_t(dn+dv))`, the attention over a_t heads
+    with head dims dn+dr and dv, and `attn_out (T x a_t dv).(a_t dv x h)`.
+    A decode step runs the absorbed form: `mla_q_absorb`
+    `a_t x (T x dn).(dn x r_kv)`, attention of a_t query heads over one
+    latent key/value head of dim r_kv+dr, and `mla_out_absorb`
+    `a_t x (T x r_kv).(r_kv x dv)`.
+
+    ```mlir
+    %y = tshape.mla %x heads = 128 q_lora_rank = 1536 kv_lora_rank = 512
+        qk_nope_head_dim = 128 qk_rope_head_dim = 64 v_head_dim = 128 causal
+        : tensor<1x4096x7168xbf16> -> tensor<1x4096x7168xbf16>
+    ```
+  }];
+  let arguments = (ins TShape_Activations:$input, I64Attr:$heads,
+                       OptionalAttr<I64Attr>:$q_lora_rank,
+                       I64Attr:$kv_lora_rank, I64Attr:$qk_nope_head_dim,
+                       I64Attr:$qk_rope_head_dim, I64Attr:$v_head_dim,
+                       UnitAttr:$causal, UnitAttr:$fused);
+  let results = (outs TShape_Activations:$result);
+  let assemblyFormat = [{
+    $input `heads` `=` $heads (`q_lora_rank` `=` $q_lora_rank^)?
+    `kv_lora_rank` `=` $kv_lora_rank `qk_nope_head_dim` `=` $qk_nope_head_dim
+    `qk_rope_head_dim` `=` $qk_rope_head_dim `v_head_dim` `=` $v_head_dim
+    (`causal` $causal^)? (`fused` $fused^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Blocks and repetition
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,119 @@
+//===- Mla.cpp - Multi-head latent attention: kernels and weights ---------===//
+//
+// DeepSeek-V2/V3's multi-head latent attention (MLA) on one
+// tensor-parallel rank, as Megatron-LM lays it out
+// (megatron/core/transformer/multi_latent_attention.py): the heads a are
+// split by t, the down projections to the latents are duplicated on every
+// rank (TELinear, parallel_mode 'duplicated'), the up projections are
+// column-parallel over the heads. With T = b*s tokens, a_t = a/t, the
+// per-head dims d_n (no rotary), d_r (rotary), d_v, and the ranks r_q, r_kv:
+//  - queries: q_down (T x h).(h x r_q) then q_up (T x r_q).(r_q x a_t(d_n+d_r)),
+//    or, without a query latent (r_q absent), q (T x h).(h x a_t(d_n+d_r));
+//  - kv_down (T x h).(h x r_kv+d_r): the latent and the rotary key, which
+//    every head shares;
+//  - kv_up (T x r_kv).(r_kv x a_t(d_n+d_v)): each head's key and value;
+//  - attention over a_t heads (as many key/value heads), query/key head
+//    dim d_n+d_r (192 for DeepSeek-V3) and value head dim d_v;
+//  - out (T x a_t d_v).(a_t d_v x h).
+// A decode step runs the absorbed form (DeepSeek-V2 paper, section 2.1.2;
+// FlashMLA; vLLM and SGLang): W_UK is absorbed into the query, W_UV into
+// the output, and attention reads the latent cache directly, one key/value
+// head of dim r_kv+d_r (576) shared by the a_t query heads, values the
+// first r_kv of it: q_absorb a_t x (T x d_n).(d_n x r_kv), the attention,
+// out_absorb a_t x (T x r_kv).(r_kv x d_v). The cache holds r_kv+d_r
+// elements per token and layer on every rank (mlaCacheElements).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Model/Blocks/Block.h"
+#include "tshape/Model/Transformer.h"
+
+using namespace tshape::model;
+
+namespace {
+using E = DimExpr;
+E P(Param p) { return E::param(p); }
+} // namespace
+
+AttentionSpec tshape::model::mlaAttentionKernel(const ModelConfig &c,
+                                                const RunShape &run,
+                                                int64_t layer) {
+  AttentionSpec a;
+  a.layer = layer;
+  a.env = bindings(c);
+  a.causal = c.attention.causal;
+  bool *o = &a.overflow;
+  const E heads = perRank(Param::Heads);
+  a.batch = blockDim(a.env, P(Param::Microbatch), o);
+  a.heads = blockDim(a.env, heads, o);
+  a.queryLen = blockDim(a.env, run.queries(), o);
+  a.kvLen = blockDim(a.env, run.keys(), o);
+  a.window = blockDim(a.env, E::constant(0), o);
+  a.cacheDType = run.kvCache;
+  if (run.phase == Phase::Decode) {
+    // Absorbed: MQA over the latent cache.
+    a.kvHeads = blockDim(a.env, E::constant(1), o);
+    a.headDim = blockDim(a.env, P(Param::KvLoraRank) + P(Param::QkRopeDim), o);
+    a.valueHeadDim = blockDim(a.env, P(Param::KvLoraRank), o);
+    a.grouped = true;
+    a.valuesInKeys = true;
+  } else {
+    a.kvHeads = a.heads;
+    a.headDim = blockDim(a.env, P(Param::QkNopeDim) + P(Param::QkRopeDim), o);
+    a.valueHeadDim = blockDim(a.env, P(Param::VHeadDim), o);
+  }
+  return a;
+}
+
+std::vector<Kernel> tshape::model::mlaKernels(const ModelConfig &c,
+                                              const RunShape &run,
+                                              int64_t layer) {
+  AttentionSpec a = mlaAttentionKernel(c, run, layer);
+  const Bindings &env = a.env;
+  const E tokens = run.tokens(), hidden = P(Param::Hidden);
+  const E heads = perRank(Param::Heads);
+  const E nope = P(Param::QkNopeDim), rope = P(Param::QkRopeDim),
+          v = P(Param::VHeadDim), kvRank = P(Param::KvLoraRank);
+  const bool decode = run.phase == Phase::Decode;
+  std::vector<Kernel> out;
+  auto gemm = [&](Role r, E batch, E n, E k, bool transB = true) {
+    out.push_back(
+        blockGemm(env, r, layer, batch, tokens, n, k, false, transB));
+  };
+  if (c.mla.qLoraRank > 0) {
+    gemm(Role::MlaQDown, E(), P(Param::QLoraRank), hidden);
+    gemm(Role::MlaQUp, E(), heads * (nope + rope), P(Param::QLoraRank));
+  } else {
+    gemm(Role::MlaQ, E(), heads * (nope + rope), hidden);
+  }
+  gemm(Role::MlaKvDown, E(), kvRank + rope, hidden);
+  if (decode) {
+    // W_UK [d_n, r_kv] of each head (rows of kv_up's weight) as B [K, N].
+    gemm(Role::MlaQAbsorb, heads, kvRank, nope, /*transB=*/false);
+    out.push_back(a);
+    gemm(Role::MlaOutAbsorb, heads, v, kvRank);
+  } else {
+    gemm(Role::MlaKvUp, E(), heads * (nope + v), kvRank);
+    if (c.attention.fused)
+      out.push_back(a);
+    else
+      for (GemmSpec &g : a.gemms())
+        out.push_back(std::move(g));
+  }
+  gemm(Role::AttnOut, E(), hidden, heads * v);
+  return out;
+}
+
+std::optional<int64_t> tshape::model::mlaWeights(const ModelConfig &c) {
+  // The projections (a training step's: kv_up holds W_UK and W_UV), the
+  // pre-norm's gain and the latents' norm gains (r_q, r_kv).
+  std::optional<int64_t> w =
+      checkedAdd(gemmWeights(mlaKernels(c, RunShape(), 0)), c.hidden);
+  return checkedAdd(checkedAdd(w, c.mla.qLoraRank), c.mla.kvLoraRank);
+}
+
+std::optional<int64_t> tshape::model::mlaCacheElements(const ModelConfig &c) {
+  // The latent and the rotary key of each token, whole on every rank (the
+  // absorbed decode's one key/value head is not split by t).
+  return checkedAdd(c.mla.kvLoraRank, c.mla.qkRopeDim);
+}
