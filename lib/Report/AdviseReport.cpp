@@ -68,6 +68,7 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
   advise::SearchOptions so;
   so.paramTolerance = options.paramTolerance;
   so.run = run;
+  so.vary = advise::defaultVary(config); // + moe_ffn, shared_ffn for MoE
   if (!model::getParam(config, model::Param::Vocab))
     so.vary.erase(model::paramName(model::Param::Vocab));
   r.search = search.search(config, so, r.searchError);
