@@ -14,7 +14,6 @@
 #ifndef TSHAPE_TOOLS_TOOLOPTIONS_H
 #define TSHAPE_TOOLS_TOOLOPTIONS_H
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
 
@@ -22,18 +21,10 @@
 
 namespace tshape {
 
-inline void showOnlyOwnOptions(
-    std::initializer_list<const llvm::cl::OptionCategory *> own) {
-  for (auto &entry : llvm::cl::getRegisteredOptions()) {
-    llvm::cl::Option *opt = entry.second;
-    // --help, --version and their kin are in LLVM's "Generic Options".
-    bool keep = llvm::any_of(opt->Categories, [&](llvm::cl::OptionCategory *c) {
-      return llvm::is_contained(own, c) || c->getName() == "Generic Options";
-    });
-    if (!keep && opt->getOptionHiddenFlag() == llvm::cl::NotHidden)
-      opt->setHiddenFlag(llvm::cl::Hidden);
-  }
-}
+/// Moves every option registered so far that is in none of `own` (nor in
+/// LLVM's "Generic Options": --help, --version) to --help-hidden.
+void showOnlyOwnOptions(
+    std::initializer_list<const llvm::cl::OptionCategory *> own);
 
 /// The start of an error about the command line, not about an input file:
 /// `tool: error: ` (no `<unknown>:0:` location); the caller ends the line.
