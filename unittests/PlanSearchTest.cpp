@@ -267,3 +267,29 @@ TEST(PlanSearch, CoSearchesShapesUnderAPlan) {
   EXPECT_FALSE(none);
   EXPECT_NE(error.find("GiB > "), std::string::npos) << error;
 }
+
+TEST(PlanSearch, ReportsProgressEvery1024PricedCandidates) {
+  // A 6.7B-parameter GPT (32 heads, h 4096, 32 layers) on 64 GPUs with a
+  // global batch of 512: a space large enough to price thousands of
+  // candidates. The callback sees every 1,024th priced candidate, with the
+  // candidates dealt with so far (priced or cut), rising, within the space.
+  ModelConfig c = testmodels::megatronGpt(32, 4096, 32, 1);
+  c.attention.fused = true;
+  PlanSearchOptions o;
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  o.progress = [&](int64_t done, int64_t total) {
+    calls.emplace_back(done, total);
+  };
+  std::string error;
+  std::optional<PlanSearchResult> r = searchPlans(
+      c, defaultPlanSpace(c, 64, 512), h100(), dgxH100(), o, error);
+  ASSERT_TRUE(r) << error;
+  ASSERT_GE(r->priced, 1024);
+  EXPECT_EQ(int64_t(calls.size()), r->priced / 1024);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].second, r->spaceSize);
+    EXPECT_LE(calls[i].first, r->spaceSize);
+    if (i)
+      EXPECT_GT(calls[i].first, calls[i - 1].first);
+  }
+}

@@ -365,6 +365,8 @@ private:
 
   void leaf() {
     ++res.priced;
+    if (options.progress && res.priced % 1024 == 0)
+      options.progress(res.priced + res.cut, res.spaceSize);
     Family &f = families[tpIndex];
     std::string error;
     std::optional<cost::MemoryEstimate> mem =

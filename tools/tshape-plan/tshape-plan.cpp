@@ -22,6 +22,7 @@
 #include "tshape/Interop/Megatron.h"
 #include "tshape/Report/PlanReport.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/Support/Progress.h"
 #include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -216,10 +217,17 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
   options.top = top;
   options.maxCandidates = maxCandidates;
   options.bytes = report::stateBytes(dtype);
+  // A status line on a terminal past two seconds (GPT-3 175B on 1024
+  // GPUs takes about three); never in a pipe or a log.
+  Progress progress("tshape-plan");
+  options.progress = [&](int64_t done, int64_t total) {
+    progress.update("searching plans", done, total);
+  };
   std::string error;
   const auto start = std::chrono::steady_clock::now();
   std::optional<advise::PlanSearchResult> result =
       advise::searchPlans(config, space, target, cluster, options, error);
+  progress.done();
   if (!result)
     return fail(error);
   report::PlanSearchReport rep;

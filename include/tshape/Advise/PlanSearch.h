@@ -20,6 +20,7 @@
 #include "tshape/Cost/StepTime.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ struct PlanSearchOptions {
   cost::StepOptions step;
   /// Bytes per parameter of the training state (the precision's).
   cost::StateBytes bytes;
+  /// Called every 1,024 priced candidates with the candidates dealt with
+  /// so far (priced or cut) and the space's size; empty: none. tshape-plan
+  /// draws it on a terminal (Support/Progress.h).
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 /// One plan: the degrees and microbatch (in `config`) and the plan's
