@@ -696,6 +696,19 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   }
   if (r.failed())
     return std::nullopt;
+  // The importer keeps one entry per layer (MoE and window patterns): a
+  // bound, far above any model's (the deepest ones have about 128), keeps
+  // a corrupt count from allocating terabytes.
+  constexpr int64_t kMaxImportLayers = 100'000;
+  if (getParam(c, Param::Layers) > kMaxImportLayers) {
+    const char *key = r.find(spec->layers);
+    return r.fail(key,
+                  std::string("key '") + (key ? key : "layers") + "': " +
+                      std::to_string(getParam(c, Param::Layers)) +
+                      " layers is more than tshape imports (at most " +
+                      std::to_string(kMaxImportLayers) + ")",
+                  std::optional<ModelConfig>());
+  }
   const int64_t hidden = getParam(c, Param::Hidden),
                 heads = getParam(c, Param::Heads);
 
