@@ -92,6 +92,7 @@ fuzz:
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target FuzzHFConfig FuzzPipeline FuzzTargetJson FuzzCsv
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  bin=$${t%%:*}; name=$${t##*:}; mkdir -p $(FUZZ_WORK)/$$name; \
+	  rm -f $(FUZZ_WORK)/$$name-*; \
 	  extra=""; dict=""; \
 	  if [ $$name = hf-config ]; then extra=examples; dict=-dict=fuzz/hf-config.dict; fi; \
 	  echo "== $$bin ($(FUZZ_LIMIT))"; \
