@@ -14,6 +14,7 @@
 #include "tshape/Advise/Projection.h"
 #include "tshape/Report/HardwareReport.h"
 #include "tshape/Report/Writers.h"
+#include "tshape/Support/Progress.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -78,19 +79,12 @@ int fail(const std::string &msg) {
 
 bool given(const cl::Option &o) { return o.getNumOccurrences() > 0; }
 
-/// Progress on stderr, only when it is a terminal: "[2/3] dgx-h100".
-advise::SearchProgress progressLine() {
-  if (!llvm::errs().is_displayed())
-    return {};
-  return [](size_t done, size_t total, const std::string &what) {
-    llvm::errs() << "\r\033[K[" << done + 1 << "/" << total << "] " << what;
-    llvm::errs().flush();
+/// The sweep's progress through the one status line of the tools
+/// (Support/Progress.h): on a terminal only, after two seconds.
+advise::SearchProgress progressLine(Progress &progress) {
+  return [&progress](size_t done, size_t total, const std::string &what) {
+    progress.update(what, int64_t(done) + 1, int64_t(total));
   };
-}
-
-void endProgress() {
-  if (llvm::errs().is_displayed())
-    llvm::errs() << "\r\033[K";
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -104,9 +98,10 @@ int runCoSearch(const planhw::Context &ctx, const model::ModelConfig &config,
       advise::defaultPlanSpace(config, ctx.gpus, ctx.globalBatch), ctx.fixed);
   std::string error;
   const auto start = std::chrono::steady_clock::now();
+  Progress progress("tshape-plan");
   std::optional<advise::HardwareSearchResult> result = advise::searchHardware(
-      config, space, choices, ctx.options, error, progressLine());
-  endProgress();
+      config, space, choices, ctx.options, error, progressLine(progress));
+  progress.done();
   if (!result)
     return fail(error);
   report::HardwareSearchReport rep;
@@ -149,9 +144,11 @@ int runProjection(const planhw::Context &ctx, const model::ModelConfig &family,
   opt.search = ctx.options;
   opt.search.top = 1;
   const auto start = std::chrono::steady_clock::now();
+  Progress progress("tshape-plan");
   std::optional<advise::ProjectionResult> result =
-      advise::project(family, *points, choices, opt, error, progressLine());
-  endProgress();
+      advise::project(family, *points, choices, opt, error,
+                      progressLine(progress));
+  progress.done();
   if (!result)
     return fail(error);
   report::ProjectionReport rep;
