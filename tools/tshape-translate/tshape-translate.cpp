@@ -355,8 +355,10 @@ LogicalResult printHFParams(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os,
   auto imported = importConfig(sourceMgr, ctx);
   if (!imported)
     return failure();
-  const tshape::model::ModelConfig &c = imported->first;
-  // The rank's share under --tp; the whole model at the default --tp=1.
+  // The whole model's count: no parallel degree splits it (--tp and the run
+  // options do not change it).
+  tshape::model::ModelConfig c = imported->first;
+  c.parallel = tshape::model::Parallelism();
   std::optional<tshape::model::ParamCount> p =
       tshape::model::countParameters(c);
   if (!p)
@@ -368,6 +370,8 @@ LogicalResult printHFParams(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os,
   os << "model_type: " << c.modelType << "\n"
      << "total: " << p->total << " (" << billions(p->total) << ")\n"
      << "active: " << p->active << " (" << billions(p->active) << ")\n"
+     << "active_without_embedding: " << p->active - p->embedding << " ("
+     << billions(p->active - p->embedding) << ")\n"
      << "embedding: " << p->embedding << "\n"
      << "lm_head: " << p->lmHead
      << (c.tiedEmbeddings ? " (tied: the final norm's gain only)"
