@@ -426,6 +426,8 @@ int main(int argc, char **argv) {
       "  tshape-translate --import-hf-config config.json [--seq N] "
       "[--microbatch N] [--tp N] [--phase=train|prefill|decode] -o model.mlir\n"
       "  tshape-translate --export-hf-config model.mlir [--base "
-      "config.json] [--megatron]\n\n"
+      "config.json] [--megatron]\n"
+      "  tshape-translate --hf-config-params config.json   (the parameter "
+      "count)\n\n"
       "See docs/importer.md."));
 }
