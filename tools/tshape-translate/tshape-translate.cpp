@@ -362,7 +362,11 @@ LogicalResult printHFParams(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os,
   std::optional<tshape::model::ParamCount> p =
       tshape::model::countParameters(c);
   if (!p)
-    return emitError(UnknownLoc::get(ctx))
+    return emitError(FileLineColLoc::get(
+               ctx,
+               sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                   ->getBufferIdentifier(),
+               0, 0))
            << "the parameter count overflows 64-bit arithmetic";
   auto billions = [](int64_t n) {
     return llvm::formatv("{0:F2}B", static_cast<double>(n) / 1e9).str();
