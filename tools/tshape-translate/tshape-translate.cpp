@@ -276,8 +276,10 @@ importRunShape(std::string &error) {
   return std::make_pair(run, seq);
 }
 
-OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
-                                  MLIRContext *ctx) {
+/// The model of the config in `sourceMgr` under the import options, with
+/// the run shape it states; nullopt after reporting a located error.
+std::optional<std::pair<tshape::model::ModelConfig, tshape::model::RunShape>>
+importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
   const llvm::MemoryBuffer *buf = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   std::string file = buf->getBufferIdentifier().str();
   auto at = [&](unsigned line, unsigned col) -> Location {
@@ -289,7 +291,7 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
     tshape::toolError("tshape-translate")
         << "--dtype: unknown element type '" << dtypeOpt.getValue()
         << "' (expected bf16, fp16, fp32, tf32 or fp8)\n";
-    return nullptr;
+    return std::nullopt;
   }
   for (auto [name, v] : {std::pair<const char *, int64_t>{"--seq", seqOpt},
                          {"--microbatch", microbatchOpt},
@@ -297,13 +299,13 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
     if (v <= 0) {
       tshape::toolError("tshape-translate")
           << name << " must be positive, got " << v << "\n";
-      return nullptr;
+      return std::nullopt;
     }
   std::string runError;
   auto run = importRunShape(runError);
   if (!run) {
     tshape::toolError("tshape-translate") << runError << "\n";
-    return nullptr;
+    return std::nullopt;
   }
   opts.dtype = *dtype;
   opts.seq = run->second;
@@ -320,18 +322,67 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
     // Located at the offending key (line:col) or at the file itself.
     emitError(diag.line ? at(diag.line, diag.column) : at(0, 0))
         << diag.message;
-    return nullptr;
+    return std::nullopt;
   }
-  OwningOpRef<ModuleOp> module =
-      tshape::buildModelModule(ctx, *config, at(1, 1));
+  return std::make_pair(std::move(*config), run->first);
+}
+
+OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
+                                  MLIRContext *ctx) {
+  auto imported = importConfig(sourceMgr, ctx);
+  if (!imported)
+    return nullptr;
+  const llvm::MemoryBuffer *buf =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  OwningOpRef<ModuleOp> module = tshape::buildModelModule(
+      ctx, imported->first,
+      FileLineColLoc::get(ctx, buf->getBufferIdentifier(), 1, 1));
   // The run the IR states: the passes lower and price it.
   if (phaseOpt.getNumOccurrences() || precisionOpt.getNumOccurrences())
     for (auto fn : module->getOps<func::FuncOp>())
       fn->setAttr(tshape::TShapeDialect::kRunAttrName,
-                  tshape::RunAttr::get(ctx, run->first));
+                  tshape::RunAttr::get(ctx, imported->second));
   if (failed(verify(*module)))
     return nullptr;
   return OwningOpRef<Operation *>(module.release());
+}
+
+/// --hf-config-params: the parameter count of the imported model
+/// (model::countParameters, docs/importer.md#parameter-counts), one
+/// `key: value` per line.
+LogicalResult printHFParams(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os,
+                            MLIRContext *ctx) {
+  auto imported = importConfig(sourceMgr, ctx);
+  if (!imported)
+    return failure();
+  // The whole model's count: no parallel degree splits it (--tp and the run
+  // options do not change it).
+  tshape::model::ModelConfig c = imported->first;
+  c.parallel = tshape::model::Parallelism();
+  std::optional<tshape::model::ParamCount> p =
+      tshape::model::countParameters(c);
+  if (!p)
+    return emitError(FileLineColLoc::get(
+               ctx,
+               sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                   ->getBufferIdentifier(),
+               0, 0))
+           << "the parameter count overflows 64-bit arithmetic";
+  auto billions = [](int64_t n) {
+    return llvm::formatv("{0:F2}B", static_cast<double>(n) / 1e9).str();
+  };
+  os << "model_type: " << c.modelType << "\n"
+     << "total: " << p->total << " (" << billions(p->total) << ")\n"
+     << "active: " << p->active << " (" << billions(p->active) << ")\n"
+     << "active_without_embedding: " << p->active - p->embedding << " ("
+     << billions(p->active - p->embedding) << ")\n"
+     << "embedding: " << p->embedding << "\n"
+     << "lm_head: " << p->lmHead
+     << (c.tiedEmbeddings ? " (tied: the final norm's gain only)"
+                          : " (untied, with the final norm's gain)")
+     << "\n"
+     << "layers: " << p->total - p->embedding - p->lmHead << "\n";
+  return success();
 }
 } // namespace
 
@@ -346,6 +397,16 @@ int main(int argc, char **argv) {
       },
       [](DialectRegistry &registry) {
         registry.insert<tshape::TShapeDialect, func::FuncDialect>();
+      });
+  TranslateRegistration paramsReg(
+      "hf-config-params",
+      "import a Hugging Face config.json and print its parameter count "
+      "(total, active per token, embedding table, LM head; the import "
+      "options apply)",
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+         llvm::raw_ostream &os, MLIRContext *ctx) {
+        ctx->loadDialect<tshape::TShapeDialect, func::FuncDialect>();
+        return printHFParams(*sourceMgr, os, ctx);
       });
   TranslateFromMLIRRegistration exportReg(
       "export-hf-config",
@@ -369,6 +430,8 @@ int main(int argc, char **argv) {
       "  tshape-translate --import-hf-config config.json [--seq N] "
       "[--microbatch N] [--tp N] [--phase=train|prefill|decode] -o model.mlir\n"
       "  tshape-translate --export-hf-config model.mlir [--base "
-      "config.json] [--megatron]\n\n"
+      "config.json] [--megatron]\n"
+      "  tshape-translate --hf-config-params config.json   (the parameter "
+      "count)\n\n"
       "See docs/importer.md."));
 }
