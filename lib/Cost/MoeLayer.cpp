@@ -93,8 +93,12 @@ MoeRankLoad tshape::cost::moeRankLoad(int64_t tokens, int64_t experts,
   const int64_t perRank = std::max<int64_t>(1, experts / ep);
   l.balanced = double(total) / double(experts);
   if (!(routing.powerLaw > 1)) {
-    l.copies = double(total) / double(ep);
-    l.activeExperts = double(std::min(perRank, total));
+    // tokens x k / ep copies on the rank, one per expert while fewer than
+    // its E/ep experts; at least one (the collector's balanced assignment
+    // starts every token's picks at expert 0, on the measured rank).
+    l.activeExperts = double(std::min<int64_t>(
+        perRank, std::max<int64_t>(1, (total + ep - 1) / ep)));
+    l.copies = std::max(double(total) / double(ep), l.activeExperts);
     l.busiestExpert = std::ceil(l.balanced);
     return l;
   }
@@ -181,11 +185,11 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
   c.moe.topk = p.topk;
   c.moe.inner = p.inter;
   c.parallel.tp = p.tp;
-  double active = 0;
-  if (p.routing.powerLaw > 1) {
-    MoeRankLoad l = moeRankLoad(p.tokens, p.experts, p.topk, p.ep, p.routing);
+  // The rank's active experts under either routing (with masking, a rank
+  // of ep > 1 gets tokens x k / ep balanced copies); a skewed routing's
+  // load also as the block's capacity.
+  MoeRankLoad l = moeRankLoad(p.tokens, p.experts, p.topk, p.ep, p.routing);
+  if (p.routing.powerLaw > 1)
     c.moe.capacity = l.capacity();
-    active = l.activeExperts;
-  }
-  return estimateMoeLayer(c, run, t, 0, p.ep, active);
+  return estimateMoeLayer(c, run, t, 0, p.ep, l.activeExperts);
 }

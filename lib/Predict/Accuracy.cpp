@@ -104,7 +104,7 @@ uint64_t shapeHash(int64_t a, int64_t b) {
 }
 
 /// A MoE layer's shape, folded value by value (the split
-/// tshape-moe-accuracy used, kept so that its figures compare).
+/// the retired tshape-moe-accuracy used, kept so that figures compare).
 uint64_t moeShapeHash(const cost::MoeLayerProblem &p) {
   uint64_t h = 0;
   for (int64_t v :
