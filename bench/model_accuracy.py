@@ -567,7 +567,8 @@ def write_moe(w, moe):
       "but the kernel's time falls less than their weights do (its grid "
       "is sized for every expert, so idle experts still launch tiles), "
       "which no constant of the model prices yet. The p90 stays large: "
-      "at moe_tp 16-32 the per-rank expert width is 32-128, where the Triton kernel's tiles are mostly empty, "
+      "at moe_tp 16-32 the per-rank expert width is 32-128, where the "
+      "Triton kernel's tiles are mostly empty, "
       "and fp8 layers at mid token counts run slower than the model's FP8 "
       "GEMMs.")
     w("")
