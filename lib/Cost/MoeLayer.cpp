@@ -88,11 +88,14 @@ MoeRankLoad tshape::cost::moeRankLoad(int64_t tokens, int64_t experts,
                                       int64_t topk, int64_t ep,
                                       const MoeRouting &routing) {
   MoeRankLoad l;
+  if (experts < 1 || tokens < 1 || topk < 1)
+    return l;
   const int64_t total = tokens * topk;
   ep = std::max<int64_t>(1, ep);
   const int64_t perRank = std::max<int64_t>(1, experts / ep);
   l.balanced = double(total) / double(experts);
-  if (!(routing.powerLaw > 1)) {
+  // Beyond kMaxMoeExperts no count per expert is kept: balanced.
+  if (!(routing.powerLaw > 1) || experts > kMaxMoeExperts) {
     // tokens x k / ep copies on the rank, one per expert while fewer than
     // its E/ep experts; at least one (the collector's balanced assignment
     // starts every token's picks at expert 0, on the measured rank).
@@ -159,6 +162,15 @@ MoeRankLoad tshape::cost::moeRankLoad(int64_t tokens, int64_t experts,
 MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
                                                 const target::GpuTarget &t) {
   MoeLayerEstimate m;
+  if (p.experts < 1 || p.experts > kMaxMoeExperts || p.topk < 1 ||
+      p.topk > p.experts) {
+    m.supported = false;
+    m.unsupported = "experts (" + std::to_string(p.experts) +
+                    ") must be in [1, " + std::to_string(kMaxMoeExperts) +
+                    "] and topk (" + std::to_string(p.topk) +
+                    ") in [1, experts]";
+    return m;
+  }
   if (p.ep < 1 || p.tp < 1 || p.experts % p.ep || p.inter % p.tp) {
     m.supported = false;
     m.unsupported = "experts (" + std::to_string(p.experts) +

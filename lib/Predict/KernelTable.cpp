@@ -221,6 +221,10 @@ bool readMoe(RowReader &r, DType dt, KernelRow &row) {
     return false;
   };
   auto num = [](int64_t v) { return std::to_string(v); };
+  if (p.experts > cost::kMaxMoeExperts)
+    return bad("experts (" + num(p.experts) + ") above " +
+               num(cost::kMaxMoeExperts) +
+               " (the routing model keeps a count per expert)");
   if (p.topk > p.experts)
     return bad("topk (" + num(p.topk) + ") exceeds experts (" +
                num(p.experts) + ")");

@@ -36,6 +36,10 @@ struct MoeLayerEstimate {
   double predictedUs = 0;  ///< gemmUs + memoryUs + moe_overhead_us
 };
 
+/// The most experts a MoE layer problem may have (moeRankLoad keeps a
+/// count per expert; the largest released models have 512).
+inline constexpr int64_t kMaxMoeExperts = 65536;
+
 /// How a layer's tokens spread over its experts.
 struct MoeRouting {
   /// 0: balanced (every expert gets tokens x k / E). > 1: the power law of
@@ -106,7 +110,7 @@ MoeLayerEstimate estimateMoeLayer(const model::ModelConfig &c,
 /// One MoE layer of `p` on `t`: the config of one MoE block (b*s =
 /// tokens, ep 1, maskedEp = p.ep), its `capacity` and active experts from
 /// moeRankLoad under p.routing. Unsupported when experts % ep or inter %
-/// tp is not 0.
+/// tp is not 0, or with more than kMaxMoeExperts experts.
 MoeLayerEstimate estimateMoeLayer(const MoeLayerProblem &p,
                                   const target::GpuTarget &t);
 
