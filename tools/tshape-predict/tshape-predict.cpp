@@ -178,8 +178,8 @@ int main(int argc, char **argv) {
       "or NCCL collective rows\n(op,gpus,message_elements[,dtype]) on a "
       "cluster, or fused MoE layer rows\n(tokens,hidden,inter,topk,experts"
       "[,dtype,moe_tp,moe_ep,distribution]),\nwith an optional latency_us or "
-      "measured_us column, and "
-      "writes each row back with predicted_us appended.\nSee "
+      "measured_us column, and writes each row back\nwith predicted_us "
+      "appended. See "
       "docs/predict.md.\n";
   tshape::showOnlyOwnOptions({&predictCat});
   cl::ParseCommandLineOptions(argc, argv, overview);
