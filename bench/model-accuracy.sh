@@ -12,7 +12,10 @@
 #   - docs/model-accuracy.md and docs/model-accuracy.svg (predicted against
 #     measured, log-log);
 #   - the node tier of dgx-a100, dgx-h100 and dgx-b200 fitted on the NCCL
-#     files (tshape-calibrate), held-out figures per op.
+#     files (tshape-calibrate), held-out figures per op;
+#   - (H100) the fused MoE layers' constants fitted on the MoE file
+#     (tshape-calibrate), held-out figures per dtype, routing and token
+#     count (tshape-predict --report).
 #
 #   bench/model-accuracy.sh [BUILD_DIR] [DATA_DIR]
 #

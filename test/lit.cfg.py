@@ -68,7 +68,6 @@ tools = [
     ToolSubst("tshape-predict", unresolved="fatal"),
     ToolSubst("tshape-plan", unresolved="fatal"),
     ToolSubst("tshape-bench-gemms", unresolved="fatal"),
-    ToolSubst("tshape-moe-accuracy", unresolved="fatal"),
     # Upstream tools from Debian's mlir-22-tools, to prove lowered IR is
     # plain MLIR.
     ToolSubst("mlir-opt", unresolved="fatal"),

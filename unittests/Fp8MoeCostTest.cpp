@@ -245,3 +245,88 @@ TEST(MoeLayer, ActivationMemory) {
   c.mlp.inner = 14336;
   EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 570425344.0);
 }
+
+TEST(MoeLayer, BalancedRankLoad) {
+  // 64 tokens x k 2 = 128 copies over 8 experts (16 each), ep 2: the rank
+  // holds 4 experts and 64 copies, all 4 busy; capacity 100 (balanced).
+  MoeRankLoad l = moeRankLoad(64, 8, 2, 2, MoeRouting());
+  EXPECT_DOUBLE_EQ(l.copies, 64.0);
+  EXPECT_DOUBLE_EQ(l.activeExperts, 4.0);
+  EXPECT_DOUBLE_EQ(l.busiestExpert, 16.0);
+  EXPECT_EQ(l.capacity(), 100);
+  // 1 token x 2 copies over 8 experts: 2 busy.
+  EXPECT_DOUBLE_EQ(moeRankLoad(1, 8, 2, 1, MoeRouting()).activeExperts, 2.0);
+}
+
+TEST(MoeLayer, PowerLawRankLoad) {
+  // 4 tokens, top-1 of 2 experts, exponent 2: 4 copies > 2 experts, so the
+  // law spans [1, 0.8 x 4 = 3.2]; its inverse CDF is
+  // ((3.2^-1 - 1) u + 1)^-1 = 1 / (1 - 0.6875 u). Quantiles u = 1/4, 3/4:
+  // 1.2075 and 2.0645 (sum 3.2720); scaled to 4 copies 1.476 and 2.524,
+  // rounded 1 and 3 (sum 4: no adjustment; neither above 4 tokens).
+  MoeRouting skew{2.0};
+  MoeRankLoad one = moeRankLoad(4, 2, 1, 1, skew);
+  EXPECT_DOUBLE_EQ(one.copies, 4.0);
+  EXPECT_DOUBLE_EQ(one.activeExperts, 2.0);
+  EXPECT_DOUBLE_EQ(one.busiestExpert, 3.0);
+  // Balanced 4 / 2 = 2 per expert; the rank's 4 copies over its 2 busy
+  // experts are 2 each: capacity 100.
+  EXPECT_EQ(one.capacity(), 100);
+  // ep 2: the rank holds the busiest expert alone (E/ep - 1 = 0 others):
+  // 3 copies, 1 expert; 3 / 2 = 150% of the balanced load.
+  MoeRankLoad two = moeRankLoad(4, 2, 1, 2, skew);
+  EXPECT_DOUBLE_EQ(two.copies, 3.0);
+  EXPECT_DOUBLE_EQ(two.activeExperts, 1.0);
+  EXPECT_EQ(two.capacity(), 150);
+}
+
+TEST(MoeLayer, PowerLawCapsAtOneCopyPerToken) {
+  // 2 tokens, top-2 of 4 experts, exponent 50: 4 copies = 4 experts, so the
+  // law spans [0.01, 2]; at this exponent every quantile stays near 0.01:
+  // ((2^-49 - 0.01^-49) u + 0.01^-49)^(-1/49) ~ 0.01 (1 - u)^(-1/49) at
+  // u = 1/8, 3/8, 5/8, 7/8: 0.01003, 0.01010, 0.01020, 0.01043 (sum
+  // 0.04076); scaled to 4 copies 0.98, 0.99, 1.00, 1.02, rounded 1 each.
+  // Every expert gets one copy: active 4, busiest 1, none above 2 tokens.
+  MoeRankLoad l = moeRankLoad(2, 4, 2, 1, MoeRouting{50.0});
+  EXPECT_DOUBLE_EQ(l.copies, 4.0);
+  EXPECT_DOUBLE_EQ(l.activeExperts, 4.0);
+  EXPECT_DOUBLE_EQ(l.busiestExpert, 1.0);
+  // 8 tokens, top-1 of 2 experts, exponent 1.01 over [1, 6.4]: quantiles
+  // u = 1/4, 3/4 of a near log-uniform law: ~6.4^0.25 = 1.59 and 6.4^0.75 =
+  // 4.01 (sum 5.60); scaled to 8: 2.27 and 5.73, rounded 2 and 6. Neither
+  // exceeds 8 tokens: busiest 6.
+  EXPECT_DOUBLE_EQ(moeRankLoad(8, 2, 1, 1, MoeRouting{1.01}).busiestExpert,
+                   6.0);
+  // 2 tokens, top-2 of 4 experts, exponent 1.01 over [0.01, 2]: quantiles
+  // 0.0191, 0.0706, 0.2653, 1.0154 (sum 1.3704); scaled to 4 copies 0.06,
+  // 0.21, 0.77, 2.96, rounded 0, 0, 1, 3. The busiest 3 exceeds the 2
+  // tokens (a token picks an expert once): capped at 2, its extra copy goes
+  // to an expert with none. Counts 2, 1, 1, 0: active 3, busiest 2.
+  MoeRankLoad capped = moeRankLoad(2, 4, 2, 1, MoeRouting{1.01});
+  EXPECT_DOUBLE_EQ(capped.copies, 4.0);
+  EXPECT_DOUBLE_EQ(capped.activeExperts, 3.0);
+  EXPECT_DOUBLE_EQ(capped.busiestExpert, 2.0);
+}
+
+TEST(MoeLayer, ProblemMatchesConfig) {
+  // A kernel-list row (tshape-predict) and the MoE block's config price
+  // the same layer: Mixtral's shapes at 512 tokens, bf16, balanced.
+  GpuTarget t = *target::findBuiltinTarget("h100-sxm");
+  MoeLayerProblem p;
+  p.tokens = 512;
+  p.hidden = 4096;
+  p.inter = 14336;
+  p.topk = 2;
+  p.experts = 8;
+  model::ModelConfig c = moeLayer(512, 4096, 8, 2, 14336);
+  MoeLayerEstimate a = estimateMoeLayer(p, t);
+  MoeLayerEstimate b = estimateMoeLayer(c, model::RunShape::prefill(), t);
+  ASSERT_TRUE(a.supported) << a.unsupported;
+  EXPECT_DOUBLE_EQ(a.predictedUs, b.predictedUs);
+  // moe_ep that does not divide the experts: unsupported, with the sizes.
+  p.ep = 3;
+  MoeLayerEstimate bad = estimateMoeLayer(p, t);
+  EXPECT_FALSE(bad.supported);
+  EXPECT_NE(bad.unsupported.find("experts (8) must divide by moe_ep (3)"),
+            std::string::npos);
+}

@@ -1,4 +1,9 @@
 //===- MoeLayer.cpp - One fused mixture-of-experts layer ------------------===//
+//
+// The layer's kernels from the MoE block, and the routed load of the
+// measured rank under a skewed routing (moeRankLoad).
+//
+//===----------------------------------------------------------------------===//
 
 #include "tshape/Cost/MoeLayer.h"
 
@@ -6,6 +11,12 @@
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Params.h"
 #include "tshape/Model/Transformer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <vector>
 
 using namespace tshape;
 using namespace tshape::cost;
@@ -20,7 +31,8 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
                                                 const model::RunShape &run,
                                                 const target::GpuTarget &t,
                                                 int64_t layer,
-                                                int64_t maskedEp) {
+                                                int64_t maskedEp,
+                                                double activeExperts) {
   MoeLayerEstimate m;
   const model::Bindings env = model::bindings(c);
   for (const model::Kernel &k : model::moeKernels(c, run, layer)) {
@@ -33,6 +45,11 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
     if (model::GemmSpec *g = local.gemm();
         g && maskedEp > 1 && g->batch.expr.mentions(model::Param::Experts))
       g->batch.value = (g->batch.value + maskedEp - 1) / maskedEp;
+    if (model::GemmSpec *g = local.gemm(); g && activeExperts > 0 &&
+                                           g->batch.expr.mentions(
+                                               model::Param::Experts))
+      g->batch.value = std::min(
+          g->batch.value, std::max<int64_t>(1, std::llround(activeExperts)));
     KernelEstimate e = predictKernel(local, c.dtype, t, nullptr, &run);
     if (!e.supported) {
       m.supported = false;
@@ -58,4 +75,133 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
                (t.memoryBandwidthGBs * 1e9 * t.moeMemoryEfficiency) * 1e6;
   m.predictedUs = m.gemmUs + m.memoryUs + t.moeOverheadUs;
   return m;
+}
+
+int64_t tshape::cost::MoeRankLoad::capacity() const {
+  if (!(activeExperts > 0) || !(balanced > 0))
+    return 100;
+  return std::max<int64_t>(
+      100, std::llround(100.0 * copies / activeExperts / balanced));
+}
+
+MoeRankLoad tshape::cost::moeRankLoad(int64_t tokens, int64_t experts,
+                                      int64_t topk, int64_t ep,
+                                      const MoeRouting &routing) {
+  MoeRankLoad l;
+  if (experts < 1 || tokens < 1 || topk < 1)
+    return l;
+  const int64_t total = tokens * topk;
+  ep = std::max<int64_t>(1, ep);
+  const int64_t perRank = std::max<int64_t>(1, experts / ep);
+  l.balanced = double(total) / double(experts);
+  // Beyond kMaxMoeExperts no count per expert is kept: balanced.
+  if (!(routing.powerLaw > 1) || experts > kMaxMoeExperts) {
+    // tokens x k / ep copies on the rank, one per expert while fewer than
+    // its E/ep experts; at least one (the collector's balanced assignment
+    // starts every token's picks at expert 0, on the measured rank).
+    l.activeExperts = double(std::min<int64_t>(
+        perRank, std::max<int64_t>(1, (total + ep - 1) / ep)));
+    l.copies = std::max(double(total) / double(ep), l.activeExperts);
+    l.busiestExpert = std::ceil(l.balanced);
+    return l;
+  }
+  // The expected sample: the power law's quantiles at (i + 1/2)/E, by its
+  // inverse CDF ((hi^(1-a) - lo^(1-a)) u + lo^(1-a))^(1/(1-a)).
+  const double a = routing.powerLaw;
+  const bool many = total > experts;
+  const double lo = many ? 1.0 : 0.01;
+  const double hi = std::max(lo, many ? 0.8 * double(tokens) : 2.0);
+  const double lo1 = std::pow(lo, 1 - a), hi1 = std::pow(hi, 1 - a);
+  std::vector<double> x(static_cast<size_t>(experts));
+  for (int64_t i = 0; i < experts; ++i)
+    x[size_t(i)] = std::pow((hi1 - lo1) * (double(i) + 0.5) / double(experts) +
+                                lo1,
+                            1 / (1 - a));
+  const double sum = std::accumulate(x.begin(), x.end(), 0.0);
+  // Scaled to tokens x k and rounded; the difference is added to the
+  // largest counts (or taken from the smallest non-zero ones) one at a
+  // time, as the collector does.
+  std::vector<int64_t> n(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    n[i] = std::llround(x[i] / sum * double(total));
+  std::sort(n.begin(), n.end(), std::greater<int64_t>());
+  int64_t delta = total - std::accumulate(n.begin(), n.end(), int64_t(0));
+  for (size_t i = 0; delta > 0; ++i, --delta)
+    ++n[i % n.size()];
+  for (size_t i = n.size(); delta < 0 && i > 0;) {
+    --i;
+    int64_t take = std::min(n[i], -delta);
+    n[i] -= take;
+    delta += take;
+  }
+  // A token picks an expert once: counts above `tokens` spill to experts
+  // with fewer, the emptiest first.
+  int64_t spill = 0;
+  for (int64_t &v : n)
+    if (v > tokens) {
+      spill += v - tokens;
+      v = tokens;
+    }
+  for (size_t i = n.size(); spill > 0 && i > 0;) {
+    --i;
+    int64_t give = std::min(tokens - n[i], spill);
+    n[i] += give;
+    spill -= give;
+  }
+  std::sort(n.begin(), n.end(), std::greater<int64_t>());
+  const double active =
+      double(std::count_if(n.begin(), n.end(), [](int64_t v) { return v > 0; }));
+  // The measured rank: the busiest expert and E/ep - 1 of average load.
+  const double others = double(perRank - 1) / double(std::max<int64_t>(1, experts - 1));
+  l.busiestExpert = double(n.front());
+  l.copies = double(n.front()) + others * double(total - n.front());
+  l.activeExperts = 1 + others * (active - 1);
+  return l;
+}
+
+MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
+                                                const target::GpuTarget &t) {
+  MoeLayerEstimate m;
+  if (p.experts < 1 || p.experts > kMaxMoeExperts || p.topk < 1 ||
+      p.topk > p.experts) {
+    m.supported = false;
+    m.unsupported = "experts (" + std::to_string(p.experts) +
+                    ") must be in [1, " + std::to_string(kMaxMoeExperts) +
+                    "] and topk (" + std::to_string(p.topk) +
+                    ") in [1, experts]";
+    return m;
+  }
+  if (p.ep < 1 || p.tp < 1 || p.experts % p.ep || p.inter % p.tp) {
+    m.supported = false;
+    m.unsupported = "experts (" + std::to_string(p.experts) +
+                    ") must divide by moe_ep (" + std::to_string(p.ep) +
+                    ") and inter (" + std::to_string(p.inter) +
+                    ") by moe_tp (" + std::to_string(p.tp) + ")";
+    return m;
+  }
+  model::ModelConfig c;
+  model::RunShape run = model::RunShape::prefill();
+  // fp8: bf16 activations, FP8 expert GEMMs with per-tensor scaling
+  // (vLLM's fused_moe quantizes the tokens it feeds them).
+  if (p.dtype == DType::FP8)
+    run.precision = Precision::FP8;
+  else
+    c.dtype = p.dtype;
+  c.microbatch = 1;
+  c.seq = p.tokens;
+  c.hidden = p.hidden;
+  c.vocab = p.tp;
+  c.attention.heads = c.attention.kvHeads = 1;
+  c.layerBlocks = {model::BlockKind::Moe};
+  c.moe.experts = p.experts;
+  c.moe.topk = p.topk;
+  c.moe.inner = p.inter;
+  c.parallel.tp = p.tp;
+  // The rank's active experts under either routing (with masking, a rank
+  // of ep > 1 gets tokens x k / ep balanced copies); a skewed routing's
+  // load also as the block's capacity.
+  MoeRankLoad l = moeRankLoad(p.tokens, p.experts, p.topk, p.ep, p.routing);
+  if (p.routing.powerLaw > 1)
+    c.moe.capacity = l.capacity();
+  return estimateMoeLayer(c, run, t, 0, p.ep, l.activeExperts);
 }

@@ -53,6 +53,10 @@ double tshape::predict::predictRow(const KernelRow &row,
   // An fp8 GEMM row is an FP8 linear layer (forward, inference: no
   // transposed copy) at the precision its scaling names; `none` a bare FP8
   // GEMM.
+  if (row.kind == KernelKind::MoeLayer) {
+    cost::MoeLayerEstimate e = cost::estimateMoeLayer(row.moe, t);
+    return e.supported ? e.predictedUs : 0;
+  }
   model::RunShape run;
   if (row.kind == KernelKind::Gemm && row.gemm.quantize != cost::Quantize::None)
     run.precision = row.gemm.quantize == cost::Quantize::Block
@@ -66,6 +70,12 @@ double tshape::predict::predictRow(const KernelRow &row,
 double tshape::predict::rowFlops(const KernelRow &row) {
   if (row.kind == KernelKind::Collective)
     return 0;
+  if (row.kind == KernelKind::MoeLayer) {
+    // Gate, up and down of every routed copy (per moe_tp rank).
+    const cost::MoeLayerProblem &p = row.moe;
+    return 2.0 * 3.0 * double(p.tokens) * double(p.topk) * double(p.hidden) *
+           double(p.inter / p.tp);
+  }
   if (row.kind == KernelKind::Gemm)
     return 2.0 * double(row.gemm.batch) * double(row.gemm.m) *
            double(row.gemm.n) * double(row.gemm.k);
@@ -82,17 +92,35 @@ double tshape::predict::rowFlops(const KernelRow &row) {
 namespace {
 /// splitmix64's finaliser over two sizes: a fixed, platform-independent
 /// split whose low bits are well mixed.
-uint64_t shapeHash(int64_t a, int64_t b) {
-  uint64_t z = (uint64_t(a) * 0x9e3779b97f4a7c15ull) ^ uint64_t(b);
+uint64_t splitmix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+uint64_t shapeHash(int64_t a, int64_t b) {
+  uint64_t z = (uint64_t(a) * 0x9e3779b97f4a7c15ull) ^ uint64_t(b);
+  return splitmix(z);
+}
+
+/// A MoE layer's shape, folded value by value (the split
+/// the retired tshape-moe-accuracy used, kept so that figures compare).
+uint64_t moeShapeHash(const cost::MoeLayerProblem &p) {
+  uint64_t h = 0;
+  for (int64_t v :
+       {p.tokens, p.hidden, p.inter, p.topk, p.experts, p.tp, p.ep})
+    h = splitmix(h * 0x9e3779b97f4a7c15ull + uint64_t(v));
+  return h;
 }
 } // namespace
 
 bool tshape::predict::inPart(const KernelRow &row, Part part) {
   if (part == Part::All)
     return true;
+  if (row.kind == KernelKind::MoeLayer) {
+    bool held = moeShapeHash(row.moe) & 1;
+    return part == Part::HeldOut ? held : !held;
+  }
   uint64_t h =
       row.kind == KernelKind::Gemm ? shapeHash(row.gemm.n, row.gemm.k)
       : row.kind == KernelKind::Collective
@@ -147,12 +175,23 @@ const char *tshape::predict::regimeName(Regime r) {
     return "1-100 GFLOP";
   case Regime::Over100G:
     return ">= 100 GFLOP";
+  case Regime::Balanced:
+    return "balanced routing";
+  case Regime::PowerLaw:
+    return "power-law routing";
+  case Regime::FewTokens:
+    return "tokens <= 16";
+  case Regime::MidTokens:
+    return "16 < tokens <= 256";
+  case Regime::ManyTokens:
+    return "tokens > 256";
   }
   return "all";
 }
 
 bool tshape::predict::inRegime(const KernelRow &row, Regime r) {
   bool gemm = row.kind == KernelKind::Gemm;
+  bool moe = row.kind == KernelKind::MoeLayer;
   double f = rowFlops(row);
   switch (r) {
   case Regime::All:
@@ -169,6 +208,16 @@ bool tshape::predict::inRegime(const KernelRow &row, Regime r) {
     return f >= 1e9 && f < 1e11;
   case Regime::Over100G:
     return f >= 1e11;
+  case Regime::Balanced:
+    return moe && !(row.moe.routing.powerLaw > 1);
+  case Regime::PowerLaw:
+    return moe && row.moe.routing.powerLaw > 1;
+  case Regime::FewTokens:
+    return moe && row.moe.tokens <= 16;
+  case Regime::MidTokens:
+    return moe && row.moe.tokens > 16 && row.moe.tokens <= 256;
+  case Regime::ManyTokens:
+    return moe && row.moe.tokens > 256;
   }
   return false;
 }

@@ -1,7 +1,7 @@
 //===- Calibration.cpp - Fit a target's constants to measurements ---------===//
 //
-// Each group of constants (GEMM, prefill attention, decode attention) on
-// the rows of its kind. Coordinate search with a shrinking grid: each constant in turn is set to
+// Each group of constants (GEMM, prefill attention, decode attention, fp8
+// GEMM, fused MoE layer) on the rows of its kind. Coordinate search with a shrinking grid: each constant in turn is set to
 // the best of 21 values across its current window, eight rounds, the window
 // halving around the best value each round, from two starts, then restarted
 // from the best point while that helps (at most three times). The loss is
@@ -202,6 +202,8 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
   // from the one before.
   using target::FitGroup;
   auto groupOf = [](const KernelRow &r) {
+    if (r.kind == KernelKind::MoeLayer)
+      return FitGroup::MoeLayer;
     if (r.kind == KernelKind::Gemm && r.gemm.dtype == DType::FP8)
       return FitGroup::Fp8Gemm;
     return r.kind == KernelKind::Gemm ? FitGroup::Gemm
@@ -210,8 +212,9 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
                : FitGroup::PrefillAttention;
   };
   GpuTarget t = base;
-  for (FitGroup group : {FitGroup::Gemm, FitGroup::PrefillAttention,
-                         FitGroup::DecodeAttention, FitGroup::Fp8Gemm}) {
+  for (FitGroup group :
+       {FitGroup::Gemm, FitGroup::PrefillAttention, FitGroup::DecodeAttention,
+        FitGroup::Fp8Gemm, FitGroup::MoeLayer}) {
     std::vector<const KernelRow *> use;
     for (const KernelRow *r : fit)
       if (r->kind != KernelKind::Collective && groupOf(*r) == group)

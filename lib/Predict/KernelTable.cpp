@@ -198,6 +198,64 @@ bool readCollective(RowReader &r, KernelRow &row) {
             "," + std::to_string(elements);
   return true;
 }
+
+/// A fused MoE layer row: `tokens,hidden,inter,topk,experts`, optionally
+/// `dtype` (bf16, fp16 or fp8), `moe_tp`, `moe_ep` (1) and `distribution`
+/// (`balanced`, the default, or `power_law_A` with A > 1).
+bool readMoe(RowReader &r, DType dt, KernelRow &row) {
+  cost::MoeLayerProblem &p = row.moe;
+  if (dt != DType::BF16 && dt != DType::FP16 && dt != DType::FP8) {
+    r.why = std::string("no model for ") + dtypeName(dt) +
+            " moe layer rows (expected bf16, fp16 or fp8)";
+    return false;
+  }
+  p.dtype = dt;
+  if (!r.integer("tokens", 1, p.tokens, 1) ||
+      !r.integer("hidden", 1, p.hidden, 1) ||
+      !r.integer("inter", 1, p.inter, 1) || !r.integer("topk", 1, p.topk, 1) ||
+      !r.integer("experts", 1, p.experts, 1) ||
+      !r.integer("moe_tp", 1, p.tp, 1) || !r.integer("moe_ep", 1, p.ep, 1))
+    return false;
+  auto bad = [&](const std::string &why) {
+    r.why = why;
+    return false;
+  };
+  auto num = [](int64_t v) { return std::to_string(v); };
+  if (p.experts > cost::kMaxMoeExperts)
+    return bad("experts (" + num(p.experts) + ") above " +
+               num(cost::kMaxMoeExperts) +
+               " (the routing model keeps a count per expert)");
+  if (p.topk > p.experts)
+    return bad("topk (" + num(p.topk) + ") exceeds experts (" +
+               num(p.experts) + ")");
+  if (p.experts % p.ep)
+    return bad("experts (" + num(p.experts) + ") must be a multiple of "
+               "moe_ep (" + num(p.ep) + ")");
+  if (p.inter % p.tp)
+    return bad("inter (" + num(p.inter) + ") must be a multiple of moe_tp (" +
+               num(p.tp) + ")");
+  std::string dist = "balanced";
+  if (int c = r.cols["distribution"]; c >= 0 && !r.fields[c].empty())
+    dist = r.fields[c];
+  if (dist != "balanced") {
+    const std::string prefix = "power_law_";
+    char *end = nullptr;
+    double a = dist.rfind(prefix, 0) == 0
+                   ? std::strtod(dist.c_str() + prefix.size(), &end)
+                   : 0;
+    if (!end || *end || end == dist.c_str() + prefix.size() ||
+        !std::isfinite(a) || !(a > 1) || a > 100)
+      return bad("unknown distribution '" + dist +
+                 "' (expected balanced or power_law_A with 1 < A <= 100, "
+                 "e.g. power_law_1.2)");
+    p.routing.powerLaw = a;
+  }
+  row.kind = KernelKind::MoeLayer;
+  row.key = std::string(dtypeName(dt)) + "," + dist + "," + num(p.tokens) +
+            "," + num(p.hidden) + "," + num(p.inter) + "," + num(p.topk) +
+            "," + num(p.experts) + "," + num(p.tp) + "," + num(p.ep);
+  return true;
+}
 } // namespace
 
 bool tshape::predict::parseKernelTable(const std::string &text,
@@ -247,26 +305,30 @@ bool tshape::predict::parseKernelTable(const std::string &text,
         format = Gemm;
       else if (cols.has({"op", "gpus", "message_elements"}))
         format = Nccl;
-      else if (cols.has({"tokens", "experts", "topk"}))
+      else if (cols.has({"tokens", "experts", "topk"})) {
         format = Moe;
-      else
+        for (const char *need : {"hidden", "inter"})
+          if (cols[need] < 0)
+            return fail(lineNo, std::string("a moe layer header needs "
+                                            "column '") +
+                                    need +
+                                    "' (required: tokens,hidden,inter,"
+                                    "topk,experts; docs/predict.md)");
+      } else
         return fail(lineNo,
                     "unknown header: expected GEMM columns "
-                    "'dtype,m,n,k[,batch,trans_a,trans_b]' or attention "
+                    "'dtype,m,n,k[,batch,trans_a,trans_b]', attention "
                     "columns 'batch,seq,heads,kv_heads,head_dim[,step,"
-                    "window]' (docs/predict.md)");
+                    "window]', collective columns 'op,gpus,"
+                    "message_elements' or MoE layer columns 'tokens,hidden,"
+                    "inter,topk,experts[,moe_tp,moe_ep,distribution]' "
+                    "(docs/predict.md)");
       continue;
     }
     if (fields.size() != ncols)
       return fail(lineNo, "expected " + std::to_string(ncols) +
                               " fields as in the header, got " +
                               std::to_string(fields.size()));
-    if (format == Moe)
-      return fail(lineNo, std::string("no model for ") +
-                              kindName(KernelKind::MoeLayer) +
-                              " yet (tshape-predict models gemm, prefill "
-                              "and decode attention and nccl collective "
-                              "rows)");
     KernelRow row;
     row.line = lineNo;
     if (int c = cols["gpu"]; c >= 0)
@@ -282,7 +344,10 @@ bool tshape::predict::parseKernelTable(const std::string &text,
     DType dt;
     if (!r.dtype(dt) || !r.measured(row.measuredUs))
       return fail(lineNo, why);
-    if (format == Gemm) {
+    if (format == Moe) {
+      if (!readMoe(r, dt, row))
+        return fail(lineNo, why);
+    } else if (format == Gemm) {
       cost::GemmProblem &p = row.gemm;
       p.dtype = dt;
       if (!r.integer("m", 1, p.m, 1) || !r.integer("n", 1, p.n, 1) ||

@@ -208,10 +208,10 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AccuracyReport &r,
      << " (" << selection(r) << ")" << leftOut(f) << "\n";
   if (!f.measured)
     return;
-  os << llvm::format("  %-14s %7s %8s %8s\n", "regime", "rows", "median",
+  os << llvm::format("  %-18s %7s %8s %8s\n", "regime", "rows", "median",
                      "p90");
   for (const AccuracyReport::Regime &g : f.regimes)
-    os << llvm::format("  %-14s %7zu %8s %8s\n", regimeName(g.regime),
+    os << llvm::format("  %-18s %7zu %8s %8s\n", regimeName(g.regime),
                        g.errors.count, pct(g.errors.median).c_str(),
                        pct(g.errors.p90).c_str());
   os << "  direction m -> m+1: " << direction(f.direction) << "\n";
@@ -282,7 +282,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
      << r.measurements << " measurements"
      << (r.dtype.empty() ? std::string() : " of dtype " + r.dtype) << ", "
      << c.fitRows << " to fit, " << c.heldOutRows
-     << " held out (no (n, k), (heads, kv_heads) or decode context in both).\n\n"
+     << " held out (no (n, k), (heads, kv_heads), decode context or MoE shape in both).\n\n"
      << "| constant | fitted |\n| --- | ---: |\n";
   for (const FitParam *p : identified(c))
     os << "| " << p->key << " | " << llvm::format("%.3f", c.fitted.*p->field)
@@ -307,7 +307,7 @@ void tshape::report::writeText(llvm::raw_ostream &os,
   const CalibrationResult &c = r.result;
   os << tool << ": " << r.measurements << " measurements, " << c.fitRows
      << " to fit, " << c.heldOutRows
-     << " held out (no (n, k), (heads, kv_heads) or decode context in both)\n"
+     << " held out (no (n, k), (heads, kv_heads), decode context or MoE shape in both)\n"
      << "  fitted:";
   const char *sep = " ";
   for (const FitParam *p : identified(c)) {

@@ -140,13 +140,14 @@ Constants b200Fp8() {
           {"quantize_efficiency", 0.778},
           {"quantize_overhead_us", 1.455}};
 }
-/// Fused MoE layers (Cost/MoeLayer.h), fitted by bench/moe-accuracy on
-/// the fitting half of the H100 MoE timings (vLLM 0.19's fused_moe). No
-/// other GPU has MoE timings: the others take this fit.
+/// Fused MoE layers (Cost/MoeLayer.h), fitted by tshape-calibrate on the
+/// fitting half of the H100 MoE timings (vLLM 0.19's fused_moe;
+/// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
+/// this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.7237},
-          {"moe_memory_efficiency", 0.758},
-          {"moe_overhead_us", 8.9813}};
+  return {{"grouped_gemm_efficiency", 0.787},
+          {"moe_memory_efficiency", 0.884},
+          {"moe_overhead_us", 18.984}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},

@@ -3,9 +3,9 @@
 // tshape-predict [--target=T] [--cluster=C] FILE.csv... [-o OUT.csv]
 //                [--compare] [--report=REPORT.json|.md|-]
 //
-// Reads lists of kernels (GEMMs, prefill attention or NCCL collectives,
-// these on a cluster: --cluster, else the built-in cluster of the row's
-// GPU; the formats of
+// Reads lists of kernels (GEMMs, prefill or decode attention, fused MoE
+// layers, or NCCL collectives, these on a cluster: --cluster, else the
+// built-in cluster of the row's GPU; the formats of
 // docs/predict.md, including the measured files of NVIDIA's aiconfigurator
 // database as they are) and writes every row back with `predicted_us`
 // appended. The accuracy report (report::AccuracyReport: per file and
@@ -176,8 +176,10 @@ int main(int argc, char **argv) {
       "Reads GEMM rows (dtype,m,n,k[,batch,trans_a,trans_b]) or prefill "
       "attention rows\n(batch,seq,heads,kv_heads,head_dim[,step,window]) "
       "or NCCL collective rows\n(op,gpus,message_elements[,dtype]) on a "
-      "cluster, with an optional latency_us or\nmeasured_us column, and "
-      "writes each row back with predicted_us appended.\nSee "
+      "cluster, or fused MoE layer rows\n(tokens,hidden,inter,topk,experts"
+      "[,dtype,moe_tp,moe_ep,distribution]),\nwith an optional latency_us or "
+      "measured_us column, and writes each row back\nwith predicted_us "
+      "appended. See "
       "docs/predict.md.\n";
   tshape::showOnlyOwnOptions({&predictCat});
   cl::ParseCommandLineOptions(argc, argv, overview);

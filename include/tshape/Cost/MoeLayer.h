@@ -18,6 +18,7 @@
 #include "tshape/Model/RunShape.h"
 #include "tshape/Target/GpuTarget.h"
 
+#include <cstdint>
 #include <string>
 
 namespace tshape::model {
@@ -35,6 +36,56 @@ struct MoeLayerEstimate {
   double predictedUs = 0;  ///< gemmUs + memoryUs + moe_overhead_us
 };
 
+/// The most experts a MoE layer problem may have (moeRankLoad keeps a
+/// count per expert; the largest released models have 512).
+inline constexpr int64_t kMaxMoeExperts = 65536;
+
+/// How a layer's tokens spread over its experts.
+struct MoeRouting {
+  /// 0: balanced (every expert gets tokens x k / E). > 1: the power law of
+  /// NVIDIA aiconfigurator's MoE collector with this exponent
+  /// (`power_law_A` in its timings): per-expert counts drawn from a power
+  /// law between 1 and 0.8 x tokens (between 0.01 and 2 when tokens x k <=
+  /// E), scaled to sum to tokens x k, the busiest group of E/ep experts on
+  /// the measured rank.
+  double powerLaw = 0;
+};
+
+/// The routed work on the measured rank under a routing: the token copies
+/// its experts receive and how many of its experts receive one.
+struct MoeRankLoad {
+  double copies = 0;        ///< token copies routed to the rank's experts
+  double activeExperts = 0; ///< the rank's experts with at least one
+  double busiestExpert = 0; ///< the busiest expert's tokens
+  double balanced = 0;      ///< tokens x k / E: one expert's balanced load
+  /// The tokens each active group is priced at, in percent of the
+  /// balanced tokens x k / E: the MoE block's `capacity` that prices the
+  /// same grouped-GEMM work (copies / activeExperts), at least 100.
+  int64_t capacity() const;
+};
+
+/// The expected load of the measured rank of `ep` when `tokens` tokens
+/// pick `topk` of `experts` experts under `routing`. Deterministic: the
+/// power law's counts are its quantiles at (i + 1/2)/E (the expected
+/// sample), rounded and adjusted to the total as the collector does,
+/// capped at `tokens` per expert (a token picks an expert once; the
+/// excess picks go to experts with none), and the rank holds the busiest
+/// expert with E/ep - 1 others of average load. docs/cost-model.md#skewed-routing.
+MoeRankLoad moeRankLoad(int64_t tokens, int64_t experts, int64_t topk,
+                        int64_t ep, const MoeRouting &routing);
+
+/// One fused MoE layer as a kernel list states it (tshape-predict's MoE
+/// rows, docs/predict.md): `tokens` entering the layer on the measured
+/// rank, `experts` experts of inner size `inter` split `tp` ways, top
+/// `topk`, expert parallelism `ep` by masking, in `dtype` (fp8: FP8 expert
+/// GEMMs quantizing their input, bf16 activations).
+struct MoeLayerProblem {
+  int64_t tokens = 1, hidden = 1, inter = 1, topk = 1, experts = 1;
+  int64_t tp = 1, ep = 1;
+  DType dtype = DType::BF16;
+  MoeRouting routing;
+};
+
 /// Bytes of the memory-bound work of one MoE layer on a rank with
 /// `copies` routed token copies (tokens x k on the rank), hidden `h` and
 /// per-rank expert inner size `f`, activations in `e` bytes: gather each
@@ -48,11 +99,20 @@ double moeMemoryBytes(double copies, double tokens, int64_t h, int64_t f,
 /// vLLM runs it without an all-to-all backend: every one of the maskedEp
 /// ranks holds every token and routes all of them, computes only the
 /// groups of its E/maskedEp experts (those that get a token), and its
-/// permutation still moves every routed copy.
+/// permutation still moves every routed copy. `activeExperts` > 0 caps the
+/// groups that run (a skewed routing's, moeRankLoad).
 MoeLayerEstimate estimateMoeLayer(const model::ModelConfig &c,
                                   const model::RunShape &run,
                                   const target::GpuTarget &t, int64_t layer = 0,
-                                  int64_t maskedEp = 1);
+                                  int64_t maskedEp = 1,
+                                  double activeExperts = 0);
+
+/// One MoE layer of `p` on `t`: the config of one MoE block (b*s =
+/// tokens, ep 1, maskedEp = p.ep), its `capacity` and active experts from
+/// moeRankLoad under p.routing. Unsupported when experts % ep or inter %
+/// tp is not 0, or with more than kMaxMoeExperts experts.
+MoeLayerEstimate estimateMoeLayer(const MoeLayerProblem &p,
+                                  const target::GpuTarget &t);
 
 } // namespace tshape::cost
 

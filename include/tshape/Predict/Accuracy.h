@@ -18,13 +18,16 @@
 namespace tshape::predict {
 
 /// The kernel a row timed, with constant sizes: a GEMM, an attention
-/// kernel (a decode row: one query over `step` keys) or a collective.
+/// kernel (a decode row: one query over `step` keys) or a collective. A
+/// MoE layer row is several kernels (cost::estimateMoeLayer prices it):
+/// not for MoE rows.
 model::Kernel rowKernel(const KernelRow &row);
 
 /// The predicted time of one row in microseconds (predictKernel, as the
 /// analysis and the search price kernels); 0 when the target has no kernel
 /// for it (a dtype without a GEMM path, a head dim without a fused kernel,
-/// a collective without a `cluster`).
+/// a collective without a `cluster`). A MoE layer row through
+/// cost::estimateMoeLayer.
 double predictRow(const KernelRow &row, const target::GpuTarget &target,
                   const cost::Cluster *cluster = nullptr);
 
@@ -40,7 +43,9 @@ double rowFlops(const KernelRow &row);
 /// prefill attention, on a decode row's context length (decodeContext), or
 /// on a collective's message size in bytes, so the two parts share no such
 /// shape, length or size and repeats of one key always land together.
-/// About one in four is held out.
+/// About one in four is held out. A MoE layer row: a splitmix64 hash of
+/// its shape (tokens, hidden, inter, topk, experts, moe_tp, moe_ep), not of
+/// its dtype or routing; half are held out.
 enum class Part { All, Fit, HeldOut };
 bool inPart(const KernelRow &row, Part part);
 /// "all", "fit", "held-out".
@@ -54,12 +59,28 @@ struct ErrorStats {
 ErrorStats errorStats(std::vector<double> relativeErrors);
 
 /// The regimes of the accuracy report: by m for GEMMs (m <= 16,
-/// 16 < m <= 256, larger) and by FLOPs for every kind.
-enum class Regime { All, SmallM, MidM, LargeM, Under1G, Under100G, Over100G };
-inline constexpr Regime kRegimes[] = {Regime::All,     Regime::SmallM,
-                                      Regime::MidM,    Regime::LargeM,
-                                      Regime::Under1G, Regime::Under100G,
-                                      Regime::Over100G};
+/// 16 < m <= 256, larger), by FLOPs for every kind, and for MoE layers by
+/// routing (balanced, power law) and by the tokens entering the layer
+/// (decode-sized: 1-16 and 17-256; larger).
+enum class Regime {
+  All,
+  SmallM,
+  MidM,
+  LargeM,
+  Under1G,
+  Under100G,
+  Over100G,
+  Balanced,
+  PowerLaw,
+  FewTokens,
+  MidTokens,
+  ManyTokens
+};
+inline constexpr Regime kRegimes[] = {
+    Regime::All,       Regime::SmallM,     Regime::MidM,     Regime::LargeM,
+    Regime::Under1G,   Regime::Under100G,  Regime::Over100G, Regime::Balanced,
+    Regime::PowerLaw,  Regime::FewTokens,  Regime::MidTokens,
+    Regime::ManyTokens};
 const char *regimeName(Regime r);
 bool inRegime(const KernelRow &row, Regime r);
 

@@ -3,7 +3,7 @@
 // Fits the model constants of a GpuTarget to measured kernel times (a
 // KernelTable): the GEMM constants on GEMM rows, the attention constants on
 // prefill-attention rows, the decode constants on decode-attention rows,
-// each on the fit part of the shape split, and
+// the fused MoE layer's constants on MoE layer rows, each on the fit part of the shape split, and
 // reports the error on both parts before and after; and the node tier of
 // a cluster (Cost/Cluster.h) on NCCL collective rows the same way. Plain C++: no MLIR
 // types. docs/model-accuracy.md describes the method.

@@ -3,7 +3,9 @@
 // A CSV list of kernels, one per row, whose header names the kind: GEMMs
 // (`dtype,m,n,k` and optionally `batch,trans_a,trans_b`), fused attention
 // (`batch,seq,heads,kv_heads,head_dim,step,window`), NCCL collectives
-// (`op,gpus,message_elements`, nccl-tests' sizes) and MoE layers. The measured files of NVIDIA's aiconfigurator database, the
+// (`op,gpus,message_elements`, nccl-tests' sizes) and fused MoE layers
+// (`tokens,hidden,inter,topk,experts` and optionally
+// `moe_tp,moe_ep,distribution`). The measured files of NVIDIA's aiconfigurator database, the
 // output of tshape-bench-gemms and a user's own list all read as they are;
 // a `latency_us` or `measured_us` column is the measured time. Plain C++:
 // no MLIR types. docs/predict.md documents the formats.
@@ -15,6 +17,7 @@
 
 #include "tshape/Cost/Collective.h"
 #include "tshape/Cost/GemmModel.h"
+#include "tshape/Cost/MoeLayer.h"
 
 #include <optional>
 #include <string>
@@ -50,6 +53,8 @@ struct KernelRow {
   /// Kind Collective: the element type (`half` is fp16, `int8` reads as
   /// fp8, the one-byte type: a collective's time depends on bytes only).
   DType collectiveDType = DType::FP16;
+  /// Kind MoeLayer: the layer (dtype, sizes, degrees, routing).
+  cost::MoeLayerProblem moe;
   int64_t step = 0;                     ///< decode: cached tokens
   std::optional<double> measuredUs;
   /// The shape without the timing: rows with equal keys are repeats of one
@@ -61,6 +66,8 @@ struct KernelRow {
 inline DType rowDType(const KernelRow &row) {
   if (row.kind == KernelKind::Collective)
     return row.collectiveDType;
+  if (row.kind == KernelKind::MoeLayer)
+    return row.moe.dtype;
   return row.kind == KernelKind::Gemm ? row.gemm.dtype : row.attention.dtype;
 }
 

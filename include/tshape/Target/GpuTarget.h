@@ -121,7 +121,7 @@ struct GpuTarget {
   /// kernel), the fraction of the datasheet bandwidth its permutation and
   /// activation reach, and its fixed cost (routing, alignment and the
   /// further launches). Model constants, fitted on fused MoE layer
-  /// timings (bench/moe-accuracy).
+  /// timings (tshape-calibrate on MoE layer rows).
   double groupedGemmEfficiency = 1.0;
   double moeMemoryEfficiency = 0.85;
   double moeOverheadUs = 10.0;
@@ -165,7 +165,7 @@ enum class FitGroup : uint8_t {
   PrefillAttention,
   DecodeAttention,
   Fp8Gemm, ///< FP8 linear layers (the GEMM and its input's quantization)
-  MoeLayer ///< fused MoE layers (bench/moe-accuracy fits them)
+  MoeLayer ///< fused MoE layers (tshape-calibrate fits them on MoE layer rows)
 };
 
 /// One model constant of GpuTarget that calibration fits: its target-file
