@@ -95,6 +95,7 @@ TEST(CachedAttention, ChunkOverCache) {
   // kv head (2 x 2048 x 32 x 256 = 33,554,432): 134,217,728 / 2,847.5 GB/s
   // = 47.14 us.
   EXPECT_NEAR(f.memoryUs, 134217728.0 / kBandwidth * 1e6, 1e-9);
+  EXPECT_DOUBLE_EQ(f.cacheBytes, 33554432.0);
   // Compute-bound: 132.94 + 2 = 134.94 us.
   EXPECT_NEAR(f.predictedUs, 134.9426, 1e-4);
   // Useful share of the issued blocks: 6,292,480 / (392 x 128 x 128).

@@ -332,9 +332,11 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
     bytes += eb * double(p.batch) * double(p.seq) *
              double(dv - p.headDim) *
              (double(p.heads) + 2.0 * double(p.kvHeads));
-  if (p.cached > 0)
-    bytes += eb * double(p.batch) * double(p.cached) * double(p.kvHeads) *
-             double(p.headDim + dv);
+  if (p.cached > 0) {
+    f.cacheBytes = eb * double(p.batch) * double(p.cached) *
+                   double(p.kvHeads) * double(p.headDim + dv);
+    bytes += f.cacheBytes;
+  }
   f.memoryUs =
       bytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) * 1e6;
   f.predictedUs = std::max({f.computeUs, f.criticalPathUs, f.memoryUs}) +

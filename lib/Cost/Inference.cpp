@@ -99,10 +99,11 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
       k.bytes = e.decode.bytes;
       k.cacheBytes = e.decode.cacheBytes;
     } else {
-      // The prefill model's memory term: Q, O, and K, V read and written.
+      // The prefill model's memory term: Q, O, and K, V read and written,
+      // and a chunk's cached K, V read (cache bytes).
       k.bytes = e.attention.memoryUs * t.memoryBandwidthGBs * 1e3 *
                 t.memoryEfficiency;
-      k.cacheBytes = 0;
+      k.cacheBytes = e.attention.cacheBytes;
     }
   } else if (const model::CollectiveSpec *col = kernel.collective()) {
     k.n = col->bytes.value;

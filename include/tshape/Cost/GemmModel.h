@@ -169,6 +169,8 @@ struct FusedAttentionEstimate {
   double blockEfficiency = 1;
   double computeUs = 0, criticalPathUs = 0, memoryUs = 0;
   double predictedUs = 0, tflops = 0;
+  /// Of the bytes, the cached keys and values a prefill chunk reads.
+  double cacheBytes = 0;
 };
 FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
                                          const target::GpuTarget &target);
