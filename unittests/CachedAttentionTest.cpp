@@ -20,6 +20,8 @@
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
+#include "TestModels.h"
+
 #include <gtest/gtest.h>
 
 using namespace tshape;
@@ -48,13 +50,7 @@ AttentionProblem chunk(int64_t seq, int64_t cached, bool causal = true) {
 /// Llama-2-70B-like attention at tp = 8 (8 query heads, 1 kv head per
 /// rank, d = 128), b = 1, s = 4096, fused.
 model::ModelConfig llama70b() {
-  model::ModelConfig c;
-  c.microbatch = 1;
-  c.seq = 4096;
-  c.hidden = 8192;
-  c.attention = {64, 8, 0, /*causal=*/true, /*fused=*/true};
-  c.parallel.tp = 8;
-  return c;
+  return testmodels::fusedAttentionModel(64, 8, 8192, 4096, /*tp=*/8);
 }
 } // namespace
 
@@ -235,14 +231,10 @@ TEST(CachedAttention, ValueHeadDimOfItsOwn) {
 TEST(CachedAttention, MlaPrefillKernelIsPriced) {
   // The MLA block's prefill kernel (DeepSeek-V3's dims, 16 heads per rank
   // at tp = 8) goes to the fused model with both head dims.
-  model::ModelConfig c;
-  c.microbatch = 1;
-  c.seq = 4096;
-  c.hidden = 7168;
-  c.attention = {128, 128, 0, /*causal=*/true, /*fused=*/true};
+  model::ModelConfig c =
+      testmodels::fusedAttentionModel(128, 128, 7168, 4096, /*tp=*/8);
   c.mla = {1536, 512, 128, 64, 128};
   c.layerBlocks = {model::BlockKind::Mla, model::BlockKind::Mlp};
-  c.parallel.tp = 8;
   model::AttentionSpec a =
       model::mlaAttentionKernel(c, model::RunShape::train(), 0);
   ASSERT_EQ(a.headDim.value, 192);
@@ -266,11 +258,7 @@ TEST(CachedAttention, DraftsSeeTheDraftsBeforeThem) {
   // 4 x 4100 - 3 x 4 / 2 = 16,394 pairs. 32 heads (8 kv heads) of d = 128:
   // FLOPs 2 x 32 x 256 x 16,394 = 268,599,296 (every query over all 4100
   // keys would be 268,697,600).
-  model::ModelConfig c;
-  c.microbatch = 1;
-  c.seq = 4;
-  c.hidden = 4096;
-  c.attention = {32, 8, 0, /*causal=*/true, /*fused=*/true};
+  model::ModelConfig c = testmodels::fusedAttentionModel(32, 8, 4096, 4);
   model::AttentionSpec a =
       model::attentionKernel(c, model::RunShape::decode(4100, 3), 0);
   ASSERT_EQ(a.queryLen.value, 4);

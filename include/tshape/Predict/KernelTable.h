@@ -24,8 +24,10 @@ namespace tshape::predict {
 
 enum class KernelKind {
   Gemm,
-  PrefillAttention, ///< attention rows with step 0
-  DecodeAttention,  ///< attention rows with step > 0 (one query token)
+  /// Attention rows with step 0, or seq > 1 after `step` cached tokens (a
+  /// prefill chunk).
+  PrefillAttention,
+  DecodeAttention,  ///< attention rows with step > 0 and seq 1 (one query token)
   Collective,       ///< NCCL collectives
   MoeLayer,         ///< whole fused MoE layers
 };
@@ -50,7 +52,7 @@ struct KernelRow {
   /// Kind Collective: the element type (`half` is fp16, `int8` reads as
   /// fp8, the one-byte type: a collective's time depends on bytes only).
   DType collectiveDType = DType::FP16;
-  int64_t step = 0;                     ///< decode: cached tokens
+  int64_t step = 0;                     ///< cached tokens (decode or a chunk)
   std::optional<double> measuredUs;
   /// The shape without the timing: rows with equal keys are repeats of one
   /// measurement.
