@@ -46,6 +46,21 @@ inline model::ModelConfig megatronGpt(int64_t heads, int64_t hidden,
   return c;
 }
 
+/// One sequence of `seq` tokens through causal fused attention: `heads`
+/// query heads sharing `kvHeads`, hidden `hidden` (head dim hidden/heads),
+/// at tensor parallelism `tp`; the attention-kernel tests' model.
+inline model::ModelConfig fusedAttentionModel(int64_t heads, int64_t kvHeads,
+                                              int64_t hidden, int64_t seq,
+                                              int64_t tp = 1) {
+  model::ModelConfig c;
+  c.microbatch = 1;
+  c.seq = seq;
+  c.hidden = hidden;
+  c.attention = {heads, kvHeads, 0, /*causal=*/true, /*fused=*/true};
+  c.parallel.tp = tp;
+  return c;
+}
+
 } // namespace tshape::testmodels
 
 #endif // TSHAPE_UNITTESTS_TESTMODELS_H

@@ -32,8 +32,16 @@ passRunShape(const mlir::Pass &pass, mlir::Operation *op,
   }
   std::optional<model::RunShape> stated = getRunShape(op);
   model::RunShape run = stated.value_or(model::RunShape{phase, 0});
-  if (phase.getNumOccurrences())
+  if (phase.getNumOccurrences()) {
     run.phase = phase;
+    // A training step attends to its own sequence (no cache, no drafts;
+    // kept, a prefill chunk's kv length would lower a training step over a
+    // cache), and only a decode step verifies drafts.
+    if (run.phase == model::Phase::Train)
+      run.kvLength = 0;
+    if (run.phase != model::Phase::Decode)
+      run.draft = 0;
+  }
   return run;
 }
 

@@ -80,10 +80,16 @@ void ShapeAnalysis::predict(GemmRecord &r) {
       r.predictedUs = r.fused.predictedUs;
       r.lossFraction = 1 - r.fused.headDimEfficiency;
       r.faultK |= r.fused.headDimEfficiency < 1;
+      // A value head dim of its own (MLA) is padded with the query's.
+      const int64_t d = r.attention->headDim.value,
+                    dv = r.attention->valueHeadDim.value;
       if (r.fused.headDimEfficiency < 1)
         r.causes.push_back(
-            "head_dim " + std::to_string(r.attention->headDim.value) +
+            "head_dim " + std::to_string(d) +
+            (dv != d ? " (v_head_dim " + std::to_string(dv) + ")" : "") +
             " runs padded to " + std::to_string(r.fused.paddedHeadDim) +
+            (dv != d ? "/" + std::to_string(r.fused.paddedValueHeadDim)
+                     : "") +
             " in the fused attention kernel (" +
             fmt("%.0f%%", 100 * r.fused.headDimEfficiency) + " useful)");
       r.flagged = r.lossFraction > threshold;

@@ -52,6 +52,16 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
   const int64_t dv = p.valueHeadDim > 0 ? p.valueHeadDim : p.headDim;
   e.flops = 2.0 * double(p.batch) * double(p.heads) * double(p.headDim + dv) *
             double(attended);
+  if (p.draft > 0) {
+    // The 1 + draft rows of a query head are positions context - draft - 1
+    // .. context - 1: row j sees min(context - draft + j, window) keys.
+    const double rows = double(p.heads) / double(p.draft + 1);
+    const double pairs =
+        maskedPairs(p.context, p.window, true) -
+        maskedPairs(std::max<int64_t>(0, p.context - p.draft - 1), p.window,
+                    true);
+    e.flops = 2.0 * double(p.batch) * rows * double(p.headDim + dv) * pairs;
+  }
   // Absorbed MLA (values inside the keys) has kernels of its own.
   const std::vector<int64_t> &menu =
       p.valuesInKeys ? t.latentDecodeHeadDims : t.fusedHeadDims;
@@ -71,8 +81,10 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
   // Keys are read in blocks; a window starting anywhere touches
   // ceil((w-1)/B) + 1 of them (as in the prefill model).
   const int64_t blk = std::max<int64_t>(1, t.attentionBlock);
-  e.keysRead = windowed ? std::min(p.context, (ceilDiv(p.window - 1, blk) + 1) *
-                                                  blk)
+  // The drafts' windows end one key apart: together window + draft keys.
+  e.keysRead = windowed ? std::min(p.context,
+                                   (ceilDiv(p.window + p.draft - 1, blk) + 1) *
+                                       blk)
                         : p.context;
   e.kvBlocks = ceilDiv(e.keysRead, blk);
 

@@ -228,22 +228,57 @@ double tshape::cost::maskedPairs(int64_t n, int64_t window,
   return c * (c + 1) / 2 + (dn - c) * c;
 }
 
+double tshape::cost::cachedPairs(int64_t n, int64_t cached, int64_t window,
+                                 bool causal) {
+  if (cached <= 0)
+    return maskedPairs(n, window, causal);
+  const double keys = double(cached) + double(n);
+  if (!causal)
+    return double(n) *
+           (window > 0 ? std::min<double>(double(window), keys) : keys);
+  // Queries cached..cached+n-1 of a sequence of cached + n keys.
+  return maskedPairs(cached + n, window, true) -
+         maskedPairs(cached, window, true);
+}
+
+std::pair<int64_t, int64_t>
+tshape::cost::fusedHeadDims(const target::GpuTarget &t, int64_t d,
+                            int64_t dv) {
+  auto up = [&](int64_t x) -> int64_t {
+    auto it = std::lower_bound(t.fusedHeadDims.begin(),
+                               t.fusedHeadDims.end(), x);
+    return it == t.fusedHeadDims.end() ? 0 : *it;
+  };
+  if (dv <= 0 || dv == d) {
+    const int64_t pd = up(d);
+    return {pd, pd};
+  }
+  const int64_t pd = up(d), pdv = up(dv);
+  for (const auto &[kd, kdv] : t.fusedValueHeadDims)
+    if (pd == kd && pdv == kdv)
+      return {kd, kdv};
+  const int64_t both = up(std::max(d, dv));
+  return {both, both};
+}
+
 FusedAttentionEstimate
 tshape::cost::estimateAttention(const AttentionProblem &p,
                                     const target::GpuTarget &t) {
   FusedAttentionEstimate f;
   double heads = double(p.batch) * double(p.heads);
-  // Scores (Q.K^T) and values (P.V): 2 x 2 x d FLOPs per query-key pair.
-  f.flops = 4.0 * heads * maskedPairs(p.seq, p.window, p.causal) *
-            double(p.headDim);
-  auto it = std::lower_bound(t.fusedHeadDims.begin(), t.fusedHeadDims.end(),
-                             p.headDim);
-  if (it == t.fusedHeadDims.end() || t.peak(p.dtype) <= 0) {
+  // Scores (Q.K^T) and values (P.V): 2 x (d + dv) FLOPs per query-key
+  // pair (4 d when dv = d), over the pairs the mask leaves.
+  const int64_t dv = p.valueHeadDim > 0 ? p.valueHeadDim : p.headDim;
+  f.flops = 2.0 * heads * cachedPairs(p.seq, p.cached, p.window, p.causal) *
+            double(p.headDim + dv);
+  const auto [pd, pdv] = fusedHeadDims(t, p.headDim, dv);
+  if (pd == 0 || t.peak(p.dtype) <= 0) {
     f.supported = false;
     return f;
   }
-  f.paddedHeadDim = *it;
-  f.headDimEfficiency = double(p.headDim) / double(*it);
+  f.paddedHeadDim = pd;
+  f.paddedValueHeadDim = pdv;
+  f.headDimEfficiency = double(p.headDim + dv) / double(pd + pdv);
   // Work is done in blocks of B queries x B keys: a block is computed whole
   // when the mask leaves any of it. A sequence shorter than B runs one
   // block of its length rounded up to 64 rows (Hopper's wgmma M).
@@ -252,27 +287,56 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   int64_t nb = ceilDiv(p.seq, blk);
   int64_t wb = p.window > 0 ? ceilDiv(p.window - 1, blk) + 1 : 0;
   double blocks = maskedPairs(nb, wb, p.causal);
-  double blockFlops = 4.0 * double(rows) * double(rows) * double(*it);
+  // Key blocks of the last (longest) query block, and keys per block.
+  int64_t lastBlocks = wb ? std::min(nb, wb) : nb;
+  int64_t cols = rows;
+  if (p.cached > 0) {
+    // Over a cache of P keys (a prefill chunk), as FlashAttention bounds
+    // it (n_block_max): query block j runs the key blocks up to
+    // ceil(((j + 1) B + P) / B) = j + 1 + ceil(P / B), at most the
+    // ceil((P + seq) / B) there are (a window's wb); not causal, all of
+    // them. A short chunk's key blocks hold B keys (cols), not its rows.
+    const int64_t keys = p.cached + p.seq;
+    const int64_t nk = ceilDiv(keys, blk), pb = ceilDiv(p.cached, blk);
+    const int64_t cap = wb ? std::min(wb, nk) : nk;
+    blocks = p.causal ? cachedPairs(nb, pb, cap, true)
+                      : double(nb) * double(cap);
+    lastBlocks = p.causal ? std::min(nb + pb, cap) : cap;
+    cols = std::min(blk, ceilDiv(keys, 64) * 64);
+  }
+  double blockFlops = 2.0 * double(rows) * double(cols) * double(pd + pdv);
   f.blockEfficiency = std::min(1.0, f.flops / f.headDimEfficiency /
                                         (heads * blocks * blockFlops));
   // The softmax of a block (exponentials on the special function units)
   // overlaps its two matrix products: a block takes the longer of the two,
-  // the softmax costed as attentionSoftmaxDim head dims. Each query block
-  // also pays loading Q and writing O, attentionQueryBlockCost key blocks.
-  double blockCost = 4.0 * double(rows) * double(rows) *
-                     std::max(double(*it), t.attentionSoftmaxDim);
+  // the softmax costed as attentionSoftmaxDim head dims (of each product).
+  // Each query block also pays loading Q and writing O,
+  // attentionQueryBlockCost key blocks.
+  double blockCost = 2.0 * double(rows) * double(cols) *
+                     std::max(double(pd + pdv), 2 * t.attentionSoftmaxDim);
   double perQueryBlock = t.attentionQueryBlockCost;
   double issued = heads * (blocks + double(nb) * perQueryBlock) * blockCost;
   double rate = t.peak(p.dtype) * 1e12 * t.attentionEfficiency;
   f.computeUs = issued / rate * 1e6;
   // One CTA per (head, query block): the longest one (the last query
   // block) runs on one SM at 1/smCount of the rate.
-  double longest = double(wb ? std::min(nb, wb) : nb) + perQueryBlock;
+  double longest = double(lastBlocks) + perQueryBlock;
   f.criticalPathUs = longest * blockCost / (rate / double(t.smCount)) * 1e6;
   // Q and O once per query head; K and V read, and written to the cache.
   double eb = double(model::dtypeBytes(p.dtype));
   double bytes = eb * double(p.batch) * double(p.seq) * double(p.headDim) *
                  (2.0 * double(p.heads) + 4.0 * double(p.kvHeads));
+  // A value head dim of its own: O and V move dv, not d, per row. Over a
+  // cache the cached K and V are read too, once per kv head.
+  if (dv != p.headDim)
+    bytes += eb * double(p.batch) * double(p.seq) *
+             double(dv - p.headDim) *
+             (double(p.heads) + 2.0 * double(p.kvHeads));
+  if (p.cached > 0) {
+    f.cacheBytes = eb * double(p.batch) * double(p.cached) *
+                   double(p.kvHeads) * double(p.headDim + dv);
+    bytes += f.cacheBytes;
+  }
   f.memoryUs =
       bytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) * 1e6;
   f.predictedUs = std::max({f.computeUs, f.criticalPathUs, f.memoryUs}) +
@@ -280,4 +344,3 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   f.tflops = f.flops / (f.predictedUs * 1e-6) / 1e12;
   return f;
 }
-

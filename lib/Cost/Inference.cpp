@@ -99,10 +99,11 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
       k.bytes = e.decode.bytes;
       k.cacheBytes = e.decode.cacheBytes;
     } else {
-      // The prefill model's memory term: Q, O, and K, V read and written.
+      // The prefill model's memory term: Q, O, and K, V read and written,
+      // and a chunk's cached K, V read (cache bytes).
       k.bytes = e.attention.memoryUs * t.memoryBandwidthGBs * 1e3 *
                 t.memoryEfficiency;
-      k.cacheBytes = 0;
+      k.cacheBytes = e.attention.cacheBytes;
     }
   } else if (const model::CollectiveSpec *col = kernel.collective()) {
     k.n = col->bytes.value;
@@ -154,11 +155,13 @@ double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
 double tshape::cost::cacheBytesPerSequence(const model::ModelConfig &c,
                                            const model::RunShape &run,
                                            int64_t keys) {
-  // Each layer holds the keys its attention can still read.
+  // Each layer holds the keys its attention can still read (a decode
+  // step with D drafts: the last W + D, its first draft's window and the
+  // drafts after it).
   double held = 0;
   for (const auto &[lc, n] : model::layerGroups(c)) {
     const int64_t w = lc.attention.layerWindow();
-    held += double(n) * double(w > 0 ? std::min(keys, w) : keys);
+    held += double(n) * double(w > 0 ? std::min(keys, w + run.draft) : keys);
   }
   const double layers = std::max<double>(1.0, double(c.layers));
   return cacheBytesPerToken(c, run) / layers * held;

@@ -59,6 +59,13 @@ AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
   p.window = a.chunked ? (a.window.value + 1) / 2 : a.window.value;
   p.causal = a.causal;
   p.dtype = dtype;
+  // A prefill chunk over the tokens cached before it: kv length = cached
+  // + queries.
+  if (a.kvLen.value > a.queryLen.value)
+    p.cached = a.kvLen.value - a.queryLen.value;
+  // A value head dim of its own only when it differs (MLA's prefill).
+  if (a.valueHeadDim.value != a.headDim.value)
+    p.valueHeadDim = a.valueHeadDim.value;
   return p;
 }
 
@@ -68,8 +75,11 @@ tshape::cost::decodeAttentionProblem(const model::AttentionSpec &a,
   DecodeAttentionProblem p;
   p.batch = a.batch.value;
   // Speculative decoding: the 1 + draft queries of a sequence are more
-  // rows of its kv heads' CTAs (the cache is read once for all of them).
+  // rows of its kv heads' CTAs (the cache is read once for all of them);
+  // the causal mask among them leaves draft j its first kvLen - draft + j
+  // keys.
   p.heads = a.heads.value * std::max<int64_t>(1, a.queryLen.value);
+  p.draft = std::max<int64_t>(0, a.queryLen.value - 1);
   p.kvHeads = a.kvHeads.value;
   p.headDim = a.headDim.value;
   p.context = a.kvLen.value;
@@ -97,6 +107,9 @@ void priceDecode(const model::AttentionSpec &a, model::DType dtype,
   FusedAttentionEstimate &f = e.attention;
   f.supported = d.supported;
   f.paddedHeadDim = d.paddedHeadDim;
+  f.paddedValueHeadDim =
+      a.valueHeadDim.value != a.headDim.value ? a.valueHeadDim.value
+                                              : d.paddedHeadDim;
   f.headDimEfficiency = d.headDimEfficiency;
   f.flops = d.flops;
   f.computeUs = d.computeUs;
@@ -139,40 +152,33 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
     return e;
   }
   if (const model::AttentionSpec *a = k.attention()) {
-    // The attention models cover self-attention (each query attends to its
-    // own sequence: kv length = query length) with one head dim, and a
-    // decode step (one query over the cache), whose model takes a value
-    // head dim of its own (absorbed MLA: 576 and 512).
-    if (a->kvLen.value != a->queryLen.value) {
-      // One query (or a decode step's 1 + draft, grouped) over a longer
-      // cache: the decode model.
-      if ((a->queryLen.value == 1 || a->grouped) &&
-          a->kvLen.value > a->queryLen.value) {
-        priceDecode(*a, dtype, t, e);
-        return e;
-      }
-      e.supported = false;
-      e.unsupported = "no model for attention of " +
-                      std::to_string(a->queryLen.value) +
-                      " queries over a cache of " +
-                      std::to_string(a->kvLen.value) +
-                      " keys yet (a chunked prefill or speculative "
-                      "decoding; a decode step is 1 query)";
+    // One query (or a decode step's 1 + draft, grouped) over a longer
+    // cache: the decode model. Any other attention, self-attention or a
+    // prefill chunk over the tokens cached before it, with one head dim or
+    // a value head dim of its own (MLA): the fused model.
+    if (a->kvLen.value > a->queryLen.value &&
+        (a->queryLen.value == 1 || a->grouped)) {
+      priceDecode(*a, dtype, t, e);
       return e;
     }
-    if (a->valueHeadDim.value != a->headDim.value) {
+    if (a->kvLen.value < a->queryLen.value) {
       e.supported = false;
-      e.unsupported = "no model for attention with value head dim " +
-                      std::to_string(a->valueHeadDim.value) +
-                      " unlike the query's " +
-                      std::to_string(a->headDim.value) + " yet";
+      e.unsupported = "attention of " + std::to_string(a->queryLen.value) +
+                      " queries over " + std::to_string(a->kvLen.value) +
+                      " keys: the keys hold the queries' own tokens, so the "
+                      "kv length must be at least " +
+                      std::to_string(a->queryLen.value);
       return e;
     }
     e.attention = estimateAttention(attentionProblem(*a, dtype), t);
     e.supported = e.attention.supported;
-    if (!e.supported)
-      e.unsupported = "head_dim " + std::to_string(a->headDim.value) +
-                      " has no fused attention kernel on " + t.name;
+    if (!e.supported) {
+      e.unsupported = "head_dim " + std::to_string(a->headDim.value);
+      if (a->valueHeadDim.value != a->headDim.value)
+        e.unsupported +=
+            " with v_head_dim " + std::to_string(a->valueHeadDim.value);
+      e.unsupported += " has no fused attention kernel on " + t.name;
+    }
     e.predictedUs = e.attention.predictedUs;
     e.flops = e.attention.flops;
     return e;

@@ -38,10 +38,11 @@ model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
   a.heads = size(p.heads);
   a.kvHeads = size(p.kvHeads);
   a.headDim = a.valueHeadDim = size(p.headDim);
-  // A decode row's query attends to the `step` cached tokens and itself.
+  // A decode row's query attends to the `step` cached tokens and itself;
+  // a prefill row's `seq` to the `step` (cached) before them and their own.
   a.queryLen = size(row.kind == KernelKind::DecodeAttention ? 1 : p.seq);
   a.kvLen = size(row.kind == KernelKind::DecodeAttention ? decodeContext(row)
-                                                          : p.seq);
+                                                          : p.seq + p.cached);
   a.window = size(p.window);
   a.causal = p.causal;
   return a;

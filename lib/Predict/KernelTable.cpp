@@ -379,16 +379,14 @@ bool tshape::predict::parseKernelTable(const std::string &text,
         return fail(lineNo, "heads (" + std::to_string(a.heads) +
                                 ") must be a multiple of kv_heads (" +
                                 std::to_string(a.kvHeads) + ")");
-      row.kind = row.step > 0 ? KernelKind::DecodeAttention
-                              : KernelKind::PrefillAttention;
       // A decode row is one new token per sequence (seq 1) attending to the
-      // `step` cached tokens and itself.
-      if (row.kind == KernelKind::DecodeAttention && a.seq != 1)
-        return fail(lineNo, "no model for " + std::to_string(a.seq) +
-                                " queries over a cache of " +
-                                std::to_string(row.step) +
-                                " tokens yet (a decode row has seq 1; a "
-                                "prefill row step 0)");
+      // `step` cached tokens and itself; more tokens after `step` cached
+      // ones are a prefill chunk (the fused model, causal from the cache's
+      // end).
+      row.kind = row.step > 0 && a.seq == 1 ? KernelKind::DecodeAttention
+                                            : KernelKind::PrefillAttention;
+      if (row.kind == KernelKind::PrefillAttention)
+        a.cached = row.step;
       row.key = std::string(dtypeName(dt)) + "," + std::to_string(a.batch) +
                 "," + std::to_string(a.seq) + "," + std::to_string(a.heads) +
                 "," + std::to_string(a.kvHeads) + "," +

@@ -131,6 +131,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
                 j.attribute("n", k.n);
                 j.attribute("k", k.k);
                 j.attribute("us", round3(k.us));
+                j.attribute("flops", k.flops);
                 j.attribute("regime", k.regime);
                 j.attribute("intensity", round3(k.intensity));
                 if (k.ridge > 0)

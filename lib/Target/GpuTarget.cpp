@@ -59,6 +59,7 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   t.mxfp8 = std::string(arch) == "blackwell";
   if (std::string(arch) == "hopper" || std::string(arch) == "blackwell") {
     t.fusedHeadDims = {64, 128, 192, 256};
+    t.fusedValueHeadDims = {{192, 128}};
     t.latentDecodeHeadDims = {576};
   } else {
     t.decodeSplitGqaOnly = true;

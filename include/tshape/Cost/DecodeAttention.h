@@ -30,6 +30,14 @@ struct DecodeAttentionProblem {
   /// first valueHeadDim of each key (absorbed MLA: one latent cache).
   int64_t valueHeadDim = 0;
   bool valuesInKeys = false;
+  /// Speculative decoding: draft tokens per sequence besides the new one.
+  /// `heads` then counts each query head's 1 + draft query rows (heads x
+  /// (1 + draft)), the last 1 + draft of the `context` keys, and the
+  /// causal mask among them leaves row j (j = 0..draft) its first
+  /// context - draft + j keys (at most the window): draft (draft + 1) / 2
+  /// pairs fewer per head than every row over the context. The keys read
+  /// are the union: the context, or under a window the last window + draft.
+  int64_t draft = 0;
 };
 
 struct DecodeAttentionEstimate {
@@ -54,7 +62,9 @@ struct DecodeAttentionEstimate {
   /// Every byte moved: the cache, Q read and O written, and the fp32
   /// partial results of a split.
   double bytes = 0;
-  double flops = 0; ///< useful: 4 x batch x heads x head dim x keys read
+  /// Useful: 2 x batch x (head dim + value head dim) x the query-key
+  /// pairs the mask leaves (heads x keys attended, less the drafts' mask).
+  double flops = 0;
   /// bytes at datasheet bandwidth x decode efficiency.
   double memoryUs = 0;
   /// The bytes' time: memoryUs, or longer when the busy SMs cannot pull

@@ -14,6 +14,8 @@
 
 #include "tshape/Target/GpuTarget.h"
 
+#include <utility>
+
 namespace tshape::cost {
 
 /// How an FP8 linear layer makes its A operand (the input x forward, the
@@ -137,17 +139,29 @@ struct AttentionProblem {
   int64_t window = 0;
   bool causal = true;
   model::DType dtype = model::DType::BF16;
+  /// Keys already in the cache before the first query (a prefill chunk
+  /// after `cached` tokens): the keys are cached + seq, and the causal mask
+  /// is aligned to their end, as FlashAttention aligns it (bottom right):
+  /// query i sees cached + i + 1 keys (not causal: all of them). 0:
+  /// self-attention, each query over its own sequence.
+  int64_t cached = 0;
+  /// The value head dim when it differs from headDim (MLA's prefill:
+  /// query/key 192, value 128); 0: headDim.
+  int64_t valueHeadDim = 0;
 };
 
 /// The kernel's predicted time: the score and value products over the
 /// (query block, key block) pairs the mask leaves, at the target's
-/// attention efficiency, with the head dim padded to the next size the
-/// target's kernels support; bounded below by the longest CTA's work, by
-/// the bytes of Q, K, V, O and the K/V cache write, and plus a fixed cost.
-/// `supported` is false when no kernel covers `headDim`.
+/// attention efficiency, with the head dims padded to the kernel the
+/// target runs for them (fusedHeadDims); bounded below by the longest
+/// CTA's work, by the bytes of Q, K, V, O, the K/V cache write and the
+/// cached K/V read, and plus a fixed cost. `supported` is false when no
+/// kernel covers the head dims. docs/cost-model.md#fused-attention.
 struct FusedAttentionEstimate {
   bool supported = true;
-  int64_t paddedHeadDim = 0;
+  /// The kernel's query/key and value head dims (fusedHeadDims), and the
+  /// useful share of their work: (d + dv) / (padded d + padded dv).
+  int64_t paddedHeadDim = 0, paddedValueHeadDim = 0;
   double headDimEfficiency = 1;
   /// Useful FLOPs (the unmasked score and value products).
   double flops = 0;
@@ -155,6 +169,8 @@ struct FusedAttentionEstimate {
   double blockEfficiency = 1;
   double computeUs = 0, criticalPathUs = 0, memoryUs = 0;
   double predictedUs = 0, tflops = 0;
+  /// Of the bytes, the cached keys and values a prefill chunk reads.
+  double cacheBytes = 0;
 };
 FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
                                          const target::GpuTarget &target);
@@ -163,6 +179,23 @@ FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
 /// `window` keys (0: none) leaves, over `n` queries: sum of min(i+1, w).
 /// Closed form: no loop over n.
 double maskedPairs(int64_t n, int64_t window, bool causal);
+
+/// The same over `n` queries that follow `cached` keys (a prefill chunk):
+/// query i sees min(cached + i + 1, w) keys when causal, min(cached + n,
+/// w) otherwise. Causal, it is the pairs of queries cached..cached+n-1 of
+/// a sequence of cached + n: maskedPairs(cached + n) - maskedPairs(cached).
+/// Equals maskedPairs(n, window, causal) at cached = 0.
+double cachedPairs(int64_t n, int64_t cached, int64_t window, bool causal);
+
+/// The fused kernel a target runs for query/key head dim `d` and value
+/// head dim `dv`: both padded up the target's fusedHeadDims, a (d, dv)
+/// pair of its own when the target lists one (GpuTarget::
+/// fusedValueHeadDims: FlashAttention 3's 192/128 on Hopper), else both at
+/// the menu size of the larger (the value zero-padded to the query's
+/// width, as vLLM's MLA prefill does where its kernel has no such pair).
+/// {0, 0} when no kernel covers them.
+std::pair<int64_t, int64_t> fusedHeadDims(const target::GpuTarget &t,
+                                          int64_t d, int64_t dv);
 
 } // namespace tshape::cost
 

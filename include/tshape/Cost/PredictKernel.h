@@ -2,9 +2,11 @@
 //
 // predictKernel prices a kernel of the model (Model/Kernel.h) on a GPU
 // target: a GEMM with the GEMM model, a fused attention with the attention
-// model (GemmModel.h) or, one query over a longer cache (a decode step),
-// the decode-attention model (DecodeAttention.h), a collective with the collective model on a cluster
-// (Collective.h). The analysis, the search and tshape-predict all call it;
+// model (GemmModel.h: self-attention, or a prefill chunk over the tokens
+// cached before it, with one head dim or a value head dim of its own) or,
+// one query (or a decode step's 1 + draft, grouped) over a longer cache,
+// the decode-attention model (DecodeAttention.h), a collective with the
+// collective model on a cluster (Collective.h). The analysis, the search and tshape-predict all call it;
 // a kind with no model yet says so, and so does a collective priced
 // without a cluster.
 // Plain C++: no MLIR types.
@@ -65,12 +67,16 @@ int64_t activeGroups(const model::GemmSpec &g, const model::RunShape &run);
 GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype,
                         const model::RunShape *run = nullptr,
                         const target::GpuTarget *t = nullptr);
-/// The attention problem of a fused attention kernel, in `dtype`.
+/// The attention problem of a fused attention kernel, in `dtype`: a kv
+/// length beyond the queries is that many cached keys before them
+/// (AttentionProblem::cached), a value head dim unlike the query's its own
+/// (AttentionProblem::valueHeadDim).
 AttentionProblem attentionProblem(const model::AttentionSpec &a,
                                   model::DType dtype);
 
 /// The decode problem of an attention kernel of one query per sequence
-/// over `kvLen` keys, in `dtype`.
+/// (or 1 + draft, DecodeAttentionProblem::draft) over `kvLen` keys, in
+/// `dtype`.
 DecodeAttentionProblem decodeAttentionProblem(const model::AttentionSpec &a,
                                               model::DType dtype);
 

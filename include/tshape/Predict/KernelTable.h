@@ -27,8 +27,10 @@ namespace tshape::predict {
 
 enum class KernelKind {
   Gemm,
-  PrefillAttention, ///< attention rows with step 0
-  DecodeAttention,  ///< attention rows with step > 0 (one query token)
+  /// Attention rows with step 0, or seq > 1 after `step` cached tokens (a
+  /// prefill chunk).
+  PrefillAttention,
+  DecodeAttention,  ///< attention rows with step > 0 and seq 1 (one query token)
   Collective,       ///< NCCL collectives
   MoeLayer,         ///< whole fused MoE layers
 };
@@ -55,7 +57,7 @@ struct KernelRow {
   DType collectiveDType = DType::FP16;
   /// Kind MoeLayer: the layer (dtype, sizes, degrees, routing).
   cost::MoeLayerProblem moe;
-  int64_t step = 0;                     ///< decode: cached tokens
+  int64_t step = 0;                     ///< cached tokens (decode or a chunk)
   std::optional<double> measuredUs;
   /// The shape without the timing: rows with equal keys are repeats of one
   /// measurement.

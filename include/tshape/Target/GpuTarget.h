@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tshape::target {
@@ -134,6 +135,12 @@ struct GpuTarget {
   /// Head dimensions with a fused-attention (FlashAttention) kernel; other
   /// head dims run padded up to the next one listed.
   std::vector<int64_t> fusedHeadDims;
+  /// (query/key, value) head-dim pairs with a fused kernel of their own
+  /// when the value head dim differs (FlashAttention 3 on Hopper: 192 with
+  /// a value dim of 128 or less, MLA's prefill); any other differing pair
+  /// runs with the value padded to the query's kernel (fusedHeadDims in
+  /// Cost/GemmModel.h). Built-in only: a target file keeps its base's.
+  std::vector<std::pair<int64_t, int64_t>> fusedValueHeadDims;
   /// Head dims of the decode kernels for absorbed multi-head latent
   /// attention, whose values are the first part of each key (FlashMLA:
   /// 576 = 512 + 64 on Hopper and Blackwell); empty: none.

@@ -42,11 +42,18 @@ AttentionSpec tshape::model::attentionKernel(const ModelConfig &c,
   // A decode step over a longer context reads only the last W of the
   // cache (a chunk's: at most W; the step's worst case), so the window
   // caps the kv length; a prefill's banded scores are AttentionSpec::gemms.
+  // With D drafts the 1 + D queries' windows end one key apart: together
+  // they read the last W + D keys.
   const int64_t w = c.attention.layerWindow();
   a.window = blockDim(a.env, w > 0 ? P(Param::Window) : E::constant(0), o);
   a.chunked = w > 0 && c.attention.chunked;
-  if (w > 0 && run.phase == Phase::Decode && a.kvLen.value > w)
-    a.kvLen = blockDim(a.env, P(Param::Window), o);
+  const bool decode = run.phase == Phase::Decode;
+  if (w > 0 && decode && a.kvLen.value > w + run.draft)
+    a.kvLen = blockDim(a.env,
+                       run.draft > 0
+                           ? P(Param::Window) + E::constant(run.draft)
+                           : P(Param::Window),
+                       o);
   // A decode step's attention runs as decode kernels do: the query heads
   // of one kv head grouped, reading the cache in its own element type.
   a.grouped = run.phase == Phase::Decode;
