@@ -281,7 +281,7 @@ TEST(Memory, LinesAndPeakStage) {
   for (const MemoryLine &l : e.peak().lines())
     sum += l.bytes;
   EXPECT_DOUBLE_EQ(sum, e.peak().total());
-  EXPECT_EQ(e.peak().lines().size(), 9u);
+  EXPECT_EQ(e.peak().lines().size(), 10u);
 
   c.vocab = 65536;
   e = estimate(c, pipelinePlan(1, 4));
