@@ -157,6 +157,23 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
     return std::nullopt;
   }
   LayerTime t;
+  // The keys and values the context-parallel ring exchanges, from the
+  // layer's attention kernel (its fused form: an unfused layer states the
+  // same attention as its score and value GEMMs, which do not name the kv
+  // heads). Megatron-LM's MLA runs its core attention as Transformer
+  // Engine's DotProductAttention on the expanded per-head keys and values
+  // (multi_latent_attention.py: k_channels = qk_head_dim +
+  // qk_pos_emb_head_dim, v_channels = v_head_dim), so its ring exchanges
+  // those, not the latent: the kernel's own heads and head dims say it.
+  if (cp > 1) {
+    ModelConfig fused = rc;
+    fused.attention.fused = true;
+    for (const model::Kernel &k : model::layerKernels(fused, run, 0))
+      if (const model::AttentionSpec *a = k.attention())
+        t.kvExchangePerToken +=
+            double(a->kvHeads.value) *
+            double(a->headDim.value + a->valueHeadDim.value);
+  }
   for (const model::Kernel &k : kernels) {
     // The all-to-alls are priced on the cluster with the other collectives.
     if (const model::CollectiveSpec *a = k.collective()) {
@@ -164,15 +181,6 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       t.allToAllBytes = double(a->bytes.value);
       continue;
     }
-    // Megatron-LM's MLA runs its core attention as Transformer Engine's
-    // DotProductAttention on the expanded per-head keys and values
-    // (multi_latent_attention.py: k_channels = qk_head_dim +
-    // qk_pos_emb_head_dim, v_channels = v_head_dim), so its ring exchanges
-    // those, not the latent: the kernel's own heads and head dims say it.
-    if (const model::AttentionSpec *a = k.attention())
-      t.kvExchangePerToken +=
-          double(a->kvHeads.value) *
-          double(a->headDim.value + a->valueHeadDim.value);
     const model::GemmSpec *g = k.gemm();
     const bool core = k.role() == Role::AttnScore ||
                       k.role() == Role::AttnValue ||
