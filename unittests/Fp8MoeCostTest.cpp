@@ -165,6 +165,67 @@ TEST(Fp8Linear, WhichGemmsQuantize) {
             model::DType::BF16);
 }
 
+// The weight GEMMs both frameworks leave in the model's dtype under an FP8
+// recipe: the LM head, the router and absorbed MLA's per-head products
+// (runsAtPrecision). Their weights keep the dtype's bytes; an FP8 linear
+// layer's are 1 byte (mxfp8 1 + 1/32 = 1.03125 with its block scales).
+TEST(Fp8Linear, GemmsThatStayInTheModelsType) {
+  const GpuTarget &h100 = *target::findBuiltinTarget("h100-sxm");
+  model::RunShape run = model::RunShape::prefill();
+  run.precision = Precision::FP8;
+  model::GemmSpec g;
+  g.m = {64, model::DimExpr::constant(64)};
+  g.n = {128, model::DimExpr::constant(128)};
+  g.k = {256, model::DimExpr::constant(256)};
+  g.batch = {1, model::DimExpr::constant(1)};
+  for (model::Role r : {model::Role::Logits, model::Role::MoeRouter,
+                        model::Role::MlaQAbsorb, model::Role::MlaOutAbsorb}) {
+    g.role = r;
+    EXPECT_TRUE(model::roleInfo(r).weight);
+    EXPECT_FALSE(runsAtPrecision(r)) << model::roleInfo(r).name;
+    EXPECT_EQ(gemmProblem(g, model::DType::BF16, &run, &h100).dtype,
+              model::DType::BF16);
+    EXPECT_DOUBLE_EQ(weightElementBytes(g, model::DType::BF16, &run), 2);
+  }
+  for (model::Role r : {model::Role::Qkv, model::Role::MlpDown,
+                        model::Role::MoeExpertUp, model::Role::MlaKvUp}) {
+    g.role = r;
+    EXPECT_TRUE(runsAtPrecision(r)) << model::roleInfo(r).name;
+    EXPECT_DOUBLE_EQ(weightElementBytes(g, model::DType::BF16, &run), 1);
+  }
+  g.role = model::Role::Qkv;
+  run.precision = Precision::MXFP8;
+  EXPECT_DOUBLE_EQ(weightElementBytes(g, model::DType::BF16, &run), 1.03125);
+  run.precision = Precision::BF16;
+  EXPECT_DOUBLE_EQ(weightElementBytes(g, model::DType::BF16, &run), 2);
+  EXPECT_DOUBLE_EQ(weightElementBytes(g, model::DType::BF16, nullptr), 2);
+  // The attention products are no weight GEMM at all.
+  EXPECT_FALSE(runsAtPrecision(model::Role::AttnScore));
+}
+
+// Lowered IR's string form of the run (model::str) reads back as the same
+// run; anything else is rejected, never half-read.
+TEST(RunShape, StringFormRoundTrips) {
+  model::RunShape r = model::RunShape::decode(4100, 3);
+  r.kvCache = model::DType::FP8;
+  r.precision = Precision::MXFP8;
+  EXPECT_EQ(model::str(r),
+            "decode kv_length=4100 draft=3 kv_cache=fp8 precision=mxfp8");
+  for (const model::RunShape &x :
+       {r, model::RunShape::train(), model::RunShape::prefill(512)}) {
+    std::optional<model::RunShape> back = model::parseRunShape(model::str(x));
+    ASSERT_TRUE(back) << model::str(x);
+    EXPECT_TRUE(*back == x) << model::str(x);
+  }
+  EXPECT_TRUE(model::parseRunShape("train  precision=fp8"));
+  for (const char *bad :
+       {"", "training", "train precision=fp4", "train precision",
+        "decode kv_length=-1", "decode kv_length=1e3", "decode draft=",
+        "train window=4", "decode kv_cache=int4",
+        "decode kv_length=99999999999999999999"})
+    EXPECT_FALSE(model::parseRunShape(bad)) << bad;
+}
+
 TEST(Fp8Linear, TargetPrecisions) {
   const GpuTarget &h100 = *target::findBuiltinTarget("h100-sxm");
   const GpuTarget &b200 = *target::findBuiltinTarget("b200");

@@ -281,7 +281,7 @@ TEST(Memory, LinesAndPeakStage) {
   for (const MemoryLine &l : e.peak().lines())
     sum += l.bytes;
   EXPECT_DOUBLE_EQ(sum, e.peak().total());
-  EXPECT_EQ(e.peak().lines().size(), 9u);
+  EXPECT_EQ(e.peak().lines().size(), 10u);
 
   c.vocab = 65536;
   e = estimate(c, pipelinePlan(1, 4));
@@ -317,4 +317,32 @@ TEST(Memory, Errors) {
   c.attention.heads = 3;
   EXPECT_FALSE(estimateMemory(c, pipelinePlan(1, 4), &error));
   EXPECT_FALSE(error.empty());
+}
+
+// FP8 training (docs/memory.md#fp8-training): the training state keeps its
+// 18 bytes per parameter (Transformer Engine keeps bf16 weights), and the
+// stage adds the FP8 copies of its decoder layers' weights, a row-wise and
+// a column-wise one: 4 layers x 49,280 = 197,120 parameters x 2 bytes =
+// 394,240 bytes; mxfp8 x 2 (1 + 1/32) = 406,560; FSDP over d = 2 halves
+// them (197,120); the embedding and LM head (16,448) get none.
+TEST(Memory, Fp8WeightCopies) {
+  ModelConfig c = tiny();
+  TrainingPlan plan;
+  const StageMemory bf16 = estimate(c, plan).stages[0];
+  EXPECT_DOUBLE_EQ(bf16.fp8Weights, 0);
+  plan.precision = Precision::FP8;
+  const StageMemory fp8 = estimate(c, plan).stages[0];
+  EXPECT_DOUBLE_EQ(fp8.fp8Weights, 394240);
+  EXPECT_DOUBLE_EQ(fp8.layerState.total(), bf16.layerState.total());
+  EXPECT_DOUBLE_EQ(fp8.total() - bf16.total(), 394240);
+  plan.precision = Precision::MXFP8;
+  EXPECT_DOUBLE_EQ(estimate(c, plan).stages[0].fp8Weights, 406560);
+  plan.precision = Precision::BF16;
+  EXPECT_DOUBLE_EQ(estimate(c, plan).stages[0].fp8Weights, 0);
+  c.parallel.dp = 2;
+  plan.precision = Precision::FP8;
+  plan.sharding = StateSharding::DistributedOptimizer;
+  EXPECT_DOUBLE_EQ(estimate(c, plan).stages[0].fp8Weights, 394240);
+  plan.sharding = StateSharding::Fsdp;
+  EXPECT_DOUBLE_EQ(estimate(c, plan).stages[0].fp8Weights, 197120);
 }

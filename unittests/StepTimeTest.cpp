@@ -14,6 +14,7 @@
 
 #include "tshape/Cost/Collective.h"
 #include "tshape/Cost/PredictKernel.h"
+#include "tshape/Interop/HFConfig.h"
 
 #include "TestModels.h"
 
@@ -351,6 +352,72 @@ TEST(StepTime, ContextParallelRing) {
                                             model::GemmPass::Forward)
       qkv = predictKernel(k, model::DType::BF16, h100()).predictedUs;
   EXPECT_GT(qkv, 0);
+}
+
+// Multi-head latent attention exchanges the expanded per-head keys and
+// values of its attention kernel (Megatron-LM's MLA runs Transformer
+// Engine's DotProductAttention on them), not the latent and not 2 x
+// kv_heads x head dim. A 2-layer dense DeepSeek-V3-shaped model: a = 4,
+// d_nope = 16, d_rope = 8, d_v = 16, r_kv = 32, b = 2, s = 16, cp = 2: a
+// rank's 2 x 8 = 16 tokens x 4 x (16 + 8 + 16) = 2560 elements x 2 bytes =
+// 5120 bytes per exchange; 3 per layer (K, V forward; and their gradients
+// backward: twice the bytes as two transfers), 6 in all.
+TEST(StepTime, ContextParallelMlaExchangesExpandedKeysAndValues) {
+  ImportOptions o;
+  o.seq = 16;
+  o.microbatch = 2;
+  ImportDiagnostic d;
+  std::optional<ModelConfig> c = importHFConfig(
+      R"({"model_type": "deepseek_v3", "hidden_size": 64,
+          "num_attention_heads": 4, "num_hidden_layers": 2,
+          "vocab_size": 128, "intermediate_size": 256,
+          "moe_intermediate_size": 64, "n_routed_experts": 4,
+          "n_shared_experts": 1, "num_experts_per_tok": 2,
+          "first_k_dense_replace": 2, "kv_lora_rank": 32,
+          "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+          "v_head_dim": 16, "tie_word_embeddings": false})",
+      o, d);
+  ASSERT_TRUE(c) << d.message;
+  c->parallel.cp = 2;
+  StepEstimate e = step(*c, plan(1));
+  const double sr = collective(CollectiveOp::SendRecv, 5120, 2);
+  EXPECT_NEAR(e.cp.total, 6 * sr, 1e-12);
+  // Not the latent's r_kv + d_r = 40 elements per token (1280 bytes).
+  EXPECT_GT(e.cp.total,
+            6 * collective(CollectiveOp::SendRecv, 1280, 2) + 1e-12);
+}
+
+// The plan's precision prices the step's kernels through predictKernel
+// under the run (train, fp8): the compute is the layers' kernels and the
+// LM head's priced so, each weight GEMM an FP8 linear layer (the LM head
+// stays bf16: runsAtPrecision), and on GPT-3 2.7B shapes (2 layers, the
+// bf16 LM head a large share) it is shorter
+// than bf16's. A precision the target lacks is an error.
+TEST(StepTime, Fp8PricesWeightGemmsAsLinearLayers) {
+  ModelConfig c = testmodels::megatronGpt(32, 2560, 2, 1);
+  TrainingPlan p = plan(1);
+  const double bf16 = step(c, p).compute;
+  p.precision = Precision::FP8;
+  const StepEstimate fp8 = step(c, p);
+  const model::RunShape run = p.run();
+  double layer = 0, head = 0;
+  for (const model::Kernel &k : model::layerKernels(c, run, 0))
+    layer += predictKernel(k, c.dtype, h100(), nullptr, &run).predictedUs;
+  for (const model::Kernel &k :
+       model::blockKernels(model::BlockKind::LMHead, c, run, -1))
+    head += predictKernel(k, c.dtype, h100(), nullptr, &run).predictedUs;
+  EXPECT_NEAR(fp8.compute, (2 * layer + head) * 1e-6, 1e-9);
+  EXPECT_LT(fp8.compute, bf16);
+  // The weights' FP8 copies join the memory (2 bytes per layer parameter).
+  EXPECT_DOUBLE_EQ(fp8.memory.peak().fp8Weights,
+                   2.0 * double(fp8.memory.peak().layerState.params));
+
+  p.precision = Precision::MXFP8;
+  std::string error;
+  EXPECT_FALSE(estimateStep(c, p, h100(), dgxH100(), {}, &error));
+  EXPECT_EQ(error, "precision mxfp8 is not supported on h100-sxm (it "
+                   "supports bf16, fp8): use one of those, or a target that "
+                   "has it");
 }
 
 // The lines sum to the step time; throughput figures follow from it.

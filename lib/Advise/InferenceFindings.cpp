@@ -30,7 +30,8 @@ std::optional<bool> memoryBoundAt(const model::ModelConfig &c,
   ks.insert(ks.end(), head.begin(), head.end());
   for (const model::Kernel &k : ks)
     if (const model::GemmSpec *g = k.gemm(); g && g->role == role)
-      return cost::estimateGemm(cost::gemmProblem(*g, c.dtype), t).memoryBound;
+      return cost::estimateGemm(cost::gemmProblem(*g, c.dtype, &run, &t), t)
+          .memoryBound; // at the run's precision, as the step prices it
   return std::nullopt;
 }
 

@@ -159,6 +159,7 @@ public:
         model(target, cluster, options.step) {
     limitBytes = res.memoryLimitGiB * cost::kGiB;
     plan.bytes = options.bytes;
+    plan.precision = options.precision;
     families.resize(space.tp.size());
   }
 

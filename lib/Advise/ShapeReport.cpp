@@ -26,7 +26,8 @@ using namespace tshape::advise;
 
 const GemmEstimate &ShapeAnalysis::estimate(const GemmProblem &p) {
   auto key = std::make_tuple(p.batch, p.m, p.n, p.k, (int)p.dtype, p.transA,
-                             p.transB);
+                             p.transB, (int)p.quantize, p.quantizeTranspose,
+                             p.grouped);
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
@@ -54,6 +55,24 @@ std::string dimLabel(const char *dim, int64_t value,
 void ShapeAnalysis::predict(GemmRecord &r) {
   r.causes.clear();
   r.faultBatch = r.faultM = r.faultN = r.faultK = false;
+  // Posed as predictKernel poses it (gemmProblem): the tshape IR's records
+  // and the lowered IR's price alike. gemmProblem leaves a non-weight
+  // GEMM's element type as given and makes a weight GEMM's FP8 under an
+  // FP8 precision whatever it was given, so posing again (a finding's
+  // re-prediction) gives the same problem.
+  if (r.spec && r.run) {
+    if (r.run->precision && !target.supports(*r.run->precision)) {
+      r.estimate = GemmEstimate{};
+      r.estimate.supported = false;
+      r.predictedUs = r.lossFraction = 0;
+      r.flagged = false;
+      r.causes.push_back(std::string(precisionName(*r.run->precision)) +
+                         " is not supported on " + target.name +
+                         " (it supports " + target.precisionList() + ")");
+      return;
+    }
+    r.problem = gemmProblem(*r.spec, r.problem.dtype, &*r.run, &target);
+  }
   const GemmProblem &p = r.problem;
   const model::Bindings *env = r.spec ? &r.spec->env : nullptr;
   const model::Dim *srcM = r.spec ? &r.spec->m : nullptr;

@@ -26,7 +26,8 @@ using model::setParam;
 
 std::vector<GemmRecord>
 tshape::advise::recordsOf(const ModelConfig &c,
-                          const std::vector<model::Kernel> &kernels) {
+                          const std::vector<model::Kernel> &kernels,
+                          const model::RunShape *run) {
   std::vector<GemmRecord> records;
   auto add = [&](const model::GemmSpec &g) -> GemmRecord & {
     GemmRecord &r = records.emplace_back();
@@ -35,6 +36,8 @@ tshape::advise::recordsOf(const ModelConfig &c,
     r.location = c.name;
     r.problem = gemmProblem(g, c.dtype);
     r.spec = g;
+    if (run)
+      r.run = *run;
     return r;
   };
   for (const model::Kernel &k : kernels) {
@@ -57,7 +60,7 @@ tshape::advise::recordsOf(const ModelConfig &c,
 
 std::vector<GemmRecord>
 tshape::advise::recordsFor(const ModelConfig &c, const model::RunShape &run) {
-  return recordsOf(c, model::modelKernels(c, run));
+  return recordsOf(c, model::modelKernels(c, run), &run);
 }
 
 std::set<std::string> tshape::advise::defaultVary(const ModelConfig &c) {
@@ -110,7 +113,8 @@ StepPrediction ShapeSearch::predict(const ModelConfig &c,
   const std::vector<model::Kernel> head =
       layer.empty() ? layer : model::modelBlockKernels(c, run);
   StepPrediction p;
-  p.us = sum(recordsOf(c, layer)) * c.layers + sum(recordsOf(c, head));
+  p.us = sum(recordsOf(c, layer, &run)) * c.layers +
+         sum(recordsOf(c, head, &run));
   const std::optional<int64_t> flops = model::checkedAdd(
       model::checkedMul(model::kernelFlops(layer), c.layers),
       model::kernelFlops(head));
@@ -133,6 +137,7 @@ std::optional<StepPrediction> ShapeSearch::evaluate(const ModelConfig &c,
   for (auto [phase, w] : o.mix) {
     ModelConfig step = c;
     model::RunShape run{phase};
+    run.precision = o.run.precision; // the linear layers', in both phases
     if (phase == model::Phase::Decode) {
       // One new token per sequence over the prompt and half the decode
       // steps of one request.

@@ -106,6 +106,20 @@ struct TShapeGemmAnalysisPass
       r.location = locString(op->getLoc());
       r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
                    shape->transA, shape->transB};
+      // A GEMM the model sized is priced under the run its function was
+      // lowered for (the string tshape.run the lowering keeps): at the
+      // run's precision, as on the tshape IR (ShapeAnalysis::predict).
+      if (r.spec) {
+        r.run = getRunShape(op);
+        if (r.run && r.run->precision && !tgt->supports(*r.run->precision)) {
+          op->emitError() << passPrefix(*this) << "precision "
+                          << precisionName(*r.run->precision)
+                          << " is not supported on " << tgt->name
+                          << " (it supports " << tgt->precisionList()
+                          << "): use one of those, or a target that has it";
+          return signalPassFailure();
+        }
+      }
       if (auto m = getGemmMeasurement(op)) {
         r.measuredUs = m->medianUs;
         r.libraryWaves = m->wavesCount;

@@ -85,8 +85,10 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
     k.n = g->n.value;
     k.k = g->k.value;
     k.bytes = e.gemm.bytes;
+    // At the run's precision (an FP8 linear layer reads 1-byte weights).
     if (model::roleInfo(g->role).weight)
-      k.weightBytes = eb * double(g->n.value) * double(g->k.value);
+      k.weightBytes = weightElementBytes(*g, c.dtype, &run) *
+                      double(g->n.value) * double(g->k.value);
     k.ridge = t.peakTflops[int(c.dtype)] * t.mathEfficiency * 1e12 /
               (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency);
   } else if (const model::AttentionSpec *a = kernel.attention()) {
@@ -259,6 +261,18 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
       params = model::checkedAdd(
           params, model::checkedMul(model::rankWeights(b, lc), n));
   m.weights = double(params.value_or(0)) * eb;
+  // Under an FP8 precision the weights of the GEMMs that run at it are
+  // stored at its bytes (weightElementBytes); the embedding, the LM head,
+  // the norms and the router stay in the model's dtype. The stored weights
+  // are those of the blocks' prefill kernels (MLA's up projections, which
+  // an absorbed decode step multiplies dequantized).
+  for (const auto &[lc, n] : model::layerGroups(c))
+    for (const model::Kernel &k : model::layerKernels(lc, model::RunShape(), 0))
+      if (const model::GemmSpec *g = k.gemm();
+          g && model::roleInfo(g->role).weight && g->pass == model::GemmPass::Forward)
+        m.weights -= double(n) * double(g->batch.value) *
+                     double(g->n.value) * double(g->k.value) *
+                     (eb - weightElementBytes(*g, c.dtype, &run));
   m.cachePerToken = cacheBytesPerToken(c, run);
   const double cachePerSequence = cacheBytesPerSequence(c, run, est.keys);
   m.kvCache = cachePerSequence * double(est.sequences);

@@ -57,6 +57,7 @@ std::vector<MemoryLine> StageMemory::lines() const {
       {"weights", layerState.weights},
       {"gradients", layerState.gradients},
       {"optimizer state", layerState.optimizer},
+      {"fp8 weight copies", fp8Weights},
       {"embedding weights", embeddingState.weights},
       {"embedding gradients", embeddingState.gradients},
       {"embedding optimizer state", embeddingState.optimizer},
@@ -113,6 +114,17 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   return "";
 }
 } // namespace
+
+double tshape::cost::fp8WeightCopyBytes(std::optional<Precision> precision) {
+  if (!precision || *precision == Precision::BF16)
+    return 0;
+  // Transformer Engine's quantized weight has a row-wise usage (the
+  // forward, Y = X W^T) and a column-wise one (the data gradient, dX =
+  // dY W): on Hopper a physical transposed copy, under MXFP8 a second copy
+  // scaled along the other dimension (TE, "Performance considerations:
+  // handling transposes"); both are cached for the step's microbatches.
+  return *precision == Precision::MXFP8 ? 2 * (1 + 1.0 / 32) : 2;
+}
 
 double tshape::cost::layerActivationBytes(const ModelConfig &c,
                                           const TrainingPlan &plan) {
@@ -251,6 +263,14 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
         emb += *embedding;
     }
     st.embeddingState = state(emb, plan, group);
+    // The FP8 copies of the decoder layers' weights (the embedding and the
+    // LM head stay bf16: Megatron-LM's are not Transformer Engine linear
+    // layers). Every data-parallel rank computes with the whole weights, so
+    // only FSDP (which gathers and casts one layer at a time) shards them.
+    st.fp8Weights = double(st.layerState.params) *
+                    fp8WeightCopyBytes(plan.precision) /
+                    (plan.sharding == StateSharding::Fsdp ? double(group)
+                                                          : 1.0);
     st.activations = perLayerActs * double(st.layersInFlight);
     if (i == 0)
       st.inputActivations = sbh / spDiv * double(std::min(p, m));

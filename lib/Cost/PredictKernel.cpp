@@ -21,6 +21,34 @@ int64_t tshape::cost::activeGroups(const model::GemmSpec &g,
   return std::min(g.batch.value, *copies);
 }
 
+bool tshape::cost::runsAtPrecision(model::Role role) {
+  using model::Role;
+  // Both frameworks leave these in the model's dtype: Megatron-LM's output
+  // layer and router are not Transformer Engine linear layers
+  // (tensor_parallel.ColumnParallelLinear, the router's own weight), and
+  // vLLM quantizes LinearBase layers only (its LM head is an embedding
+  // layer, its routers are built unquantized, and absorbed MLA multiplies
+  // by the dequantized up-projection halves).
+  switch (role) {
+  case Role::Logits:
+  case Role::MoeRouter:
+  case Role::MlaQAbsorb:
+  case Role::MlaOutAbsorb:
+    return false;
+  default:
+    return model::roleInfo(role).weight;
+  }
+}
+
+double tshape::cost::weightElementBytes(const model::GemmSpec &g,
+                                        model::DType dtype,
+                                        const model::RunShape *run) {
+  if (!run || !run->precision || *run->precision == Precision::BF16 ||
+      !runsAtPrecision(g.role))
+    return double(model::dtypeBytes(dtype));
+  return *run->precision == Precision::MXFP8 ? 1 + 1.0 / 32 : 1;
+}
+
 GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
                                       model::DType dtype,
                                       const model::RunShape *run,
@@ -31,7 +59,7 @@ GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
   if (run)
     p.batch = activeGroups(g, *run);
   if (!run || !run->precision || *run->precision == Precision::BF16 ||
-      !model::roleInfo(g.role).weight)
+      !runsAtPrecision(g.role))
     return p;
   p.dtype = model::DType::FP8;
   const bool block = *run->precision == Precision::MXFP8;

@@ -106,20 +106,29 @@ struct LayerTime {
   /// The expert-parallel all-to-alls (a MoE layer at ep > 1): how many per
   /// layer (forward and backward, the mean layer's) and their bytes.
   double allToAlls = 0, allToAllBytes = 0;
+  /// Key and value elements per token of this rank that the context-
+  /// parallel ring exchanges: kv_heads/t x (key head dim + value head dim)
+  /// of the layer's attention kernel, as the kernel states them (plain
+  /// attention 2 g/t d; MLA the expanded a/t x (d_nope + d_rope + d_v),
+  /// docs/step-time.md#context-parallelism).
+  double kvExchangePerToken = 0;
 };
 
 std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
                                      const target::GpuTarget &target,
                                      const StepOptions &opt,
+                                     const model::RunShape &run,
                                      std::string &err);
 
 std::optional<LayerTime> layerTime(const ModelConfig &c,
                                    const target::GpuTarget &target,
-                                   const StepOptions &opt, std::string &err) {
+                                   const StepOptions &opt,
+                                   const model::RunShape &run,
+                                   std::string &err) {
   const double layers = double(std::max<int64_t>(1, c.layers));
   LayerTime mean;
   for (const auto &[lc, n] : model::layerGroups(c)) {
-    std::optional<LayerTime> t = layerTimeOf(lc, target, opt, err);
+    std::optional<LayerTime> t = layerTimeOf(lc, target, opt, run, err);
     if (!t)
       return std::nullopt;
     const double w = double(n) / layers;
@@ -128,6 +137,7 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
     mean.coreForward += w * t->coreForward;
     mean.coreBackward += w * t->coreBackward;
     mean.allToAlls += w * t->allToAlls;
+    mean.kvExchangePerToken += w * t->kvExchangePerToken;
     mean.allToAllBytes = std::max(mean.allToAllBytes, t->allToAllBytes);
   }
   return mean;
@@ -136,17 +146,34 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
 std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
                                      const target::GpuTarget &target,
                                      const StepOptions &opt,
+                                     const model::RunShape &run,
                                      std::string &err) {
   // The context-parallel rank's kernels: s/cp of each sequence.
   const ModelConfig rc = model::rankSeqConfig(c);
   const int64_t cp = getParam(c, Param::Cp);
-  std::vector<model::Kernel> kernels =
-      model::layerKernels(rc, model::RunShape::train(), 0);
+  std::vector<model::Kernel> kernels = model::layerKernels(rc, run, 0);
   if (kernels.empty()) {
     err = "the model has no kernels (an invalid config)";
     return std::nullopt;
   }
   LayerTime t;
+  // The keys and values the context-parallel ring exchanges, from the
+  // layer's attention kernel (its fused form: an unfused layer states the
+  // same attention as its score and value GEMMs, which do not name the kv
+  // heads). Megatron-LM's MLA runs its core attention as Transformer
+  // Engine's DotProductAttention on the expanded per-head keys and values
+  // (multi_latent_attention.py: k_channels = qk_head_dim +
+  // qk_pos_emb_head_dim, v_channels = v_head_dim), so its ring exchanges
+  // those, not the latent: the kernel's own heads and head dims say it.
+  if (cp > 1) {
+    ModelConfig fused = rc;
+    fused.attention.fused = true;
+    for (const model::Kernel &k : model::layerKernels(fused, run, 0))
+      if (const model::AttentionSpec *a = k.attention())
+        t.kvExchangePerToken +=
+            double(a->kvHeads.value) *
+            double(a->headDim.value + a->valueHeadDim.value);
+  }
   for (const model::Kernel &k : kernels) {
     // The all-to-alls are priced on the cluster with the other collectives.
     if (const model::CollectiveSpec *a = k.collective()) {
@@ -163,7 +190,8 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
     // (StepOptions::attentionBackwardFactor), not as unfused GEMMs.
     if (core && !forward && c.attention.fused)
       continue;
-    KernelEstimate e = predictKernel(k, c.dtype, target);
+    // At the run's precision: a weight GEMM is an FP8 linear layer.
+    KernelEstimate e = predictKernel(k, c.dtype, target, nullptr, &run);
     if (!e.supported) {
       err = "cannot price " + k.name() + ": " + e.unsupported;
       return std::nullopt;
@@ -202,17 +230,17 @@ struct StepModel::RankTimes {
 namespace {
 std::optional<StepModel::RankTimes>
 rankTimes(const ModelConfig &c, const target::GpuTarget &target,
-          const StepOptions &opt, std::string &err) {
-  std::optional<LayerTime> lt = layerTime(c, target, opt, err);
+          const StepOptions &opt, const model::RunShape &run,
+          std::string &err) {
+  std::optional<LayerTime> lt = layerTime(c, target, opt, run, err);
   if (!lt)
     return std::nullopt;
   StepModel::RankTimes r;
   r.layer = *lt;
   // The LM head (last stage): its GEMMs.
   for (const model::Kernel &k : model::blockKernels(
-           model::BlockKind::LMHead, model::rankSeqConfig(c), model::RunShape::train(),
-           -1)) {
-    KernelEstimate ke = predictKernel(k, c.dtype, target);
+           model::BlockKind::LMHead, model::rankSeqConfig(c), run, -1)) {
+    KernelEstimate ke = predictKernel(k, c.dtype, target, nullptr, &run);
     if (!ke.supported) {
       err = "cannot price " + k.name() + ": " + ke.unsupported;
       return std::nullopt;
@@ -307,6 +335,11 @@ std::string checkStep(const ModelConfig &c, const TrainingPlan &plan,
   if (target.peak(c.dtype) <= 0)
     return target.name + " has no dense " + model::dtypeName(c.dtype) +
            " peak: choose another dtype or target";
+  if (plan.precision && !target.supports(*plan.precision))
+    return std::string("precision ") + precisionName(*plan.precision) +
+           " is not supported on " + target.name + " (it supports " +
+           target.precisionList() + "): use one of those, or a target that "
+           "has it";
   if (target.memoryBandwidthGBs <= 0)
     return target.name + " states no memory bandwidth";
   return "";
@@ -328,15 +361,17 @@ StepModel::StepModel(const target::GpuTarget &target, const Cluster &cluster,
 StepModel::~StepModel() = default;
 
 const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
+                                             const model::RunShape &run,
                                              std::string &err) {
   std::vector<int64_t> key;
   for (Param p : model::allParams())
     key.push_back(getParam(c, p));
   key.push_back(int64_t(c.dtype));
+  key.push_back(run.precision ? int64_t(*run.precision) + 1 : 0);
   auto [it, inserted] = cache.try_emplace(std::move(key));
   if (inserted) {
     if (std::optional<RankTimes> r =
-            rankTimes(c, target, opt, it->second.error))
+            rankTimes(c, target, opt, run, it->second.error))
       it->second.times = std::make_unique<RankTimes>(*r);
     ++priced;
   }
@@ -385,7 +420,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.globalBatch = m * getParam(c, Param::Microbatch) * d;
 
   std::string err;
-  const RankTimes *rt = times(c, err);
+  const RankTimes *rt = times(c, plan.run(), err);
   if (!rt)
     return fail(err);
   const LayerTime *lt = &rt->layer;
@@ -438,13 +473,13 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
                                par.ep, placeGroup(par.ep, t, cluster));
 
   // Context parallelism: a ring of cp - 1 exchanges of this rank's K and V
-  // (b s/cp kv_heads/t d each) forward; K, V and their gradients backward;
-  // each step hides behind the attention core's block of that step.
+  // (b s/cp tokens of the attention kernel's kv_heads/t x (d_k + d_v)
+  // elements: 2 g/t d for plain attention) forward; K, V and their
+  // gradients backward; each step hides behind the attention core's block
+  // of that step.
   CommTime layerCp;
   if (cp > 1) {
-    const double kvHeads = double(std::max<int64_t>(
-        1, getParam(c, Param::KvHeads) / t));
-    const double kvBytes = 2 * tokens * kvHeads * double(c.headDim()) * e;
+    const double kvBytes = tokens * lt->kvExchangePerToken * e;
     const Placement cpTier = placeGroup(cp, t, cluster);
     const double step =
         price.collective(CollectiveOp::SendRecv, kvBytes, 2, cpTier);

@@ -80,9 +80,27 @@ void mlaArguments(const ModelConfig &c, ArgLine &line,
                     "applies to every layer)");
 }
 
+/// The linear layers' precision as Megatron-LM's Transformer Engine flags
+/// (megatron/training/arguments.py, _add_transformer_engine_args:
+/// --fp8-format e4m3|hybrid, --fp8-recipe tensorwise|delayed|mxfp8|
+/// blockwise, default delayed). fp8 is Transformer Engine's per-tensor
+/// current scaling (Float8CurrentScaling), `tensorwise`, in the hybrid
+/// format (E4M3 forward, E5M2 gradients); mxfp8 is MXFP8BlockScaling,
+/// E4M3 throughout, as Megatron-LM's DeepSeek-V3 GB200 guide launches it
+/// (`--fp8-recipe mxfp8 --fp8-format e4m3`). bf16 (or none) writes none.
+void precisionArguments(std::optional<Precision> precision, ArgLine &line) {
+  if (!precision || *precision == Precision::BF16)
+    return;
+  if (*precision == Precision::FP8)
+    line.flag("--fp8-format hybrid --fp8-recipe tensorwise");
+  else
+    line.flag("--fp8-format e4m3 --fp8-recipe mxfp8");
+}
+
 /// The model's flags (and its degrees and microbatch) into `line`; what
 /// Megatron-LM cannot express into `notes`.
-void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
+void modelArguments(const ModelConfig &c, int64_t originalVocab,
+                    std::optional<Precision> precision, ArgLine &line,
                     std::vector<std::string> &notes) {
   // The flag of each parameter comes from the vocabulary (Params.h), its
   // value through the table's accessor.
@@ -139,6 +157,7 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab, ArgLine &line,
     line.flag("--bf16");
   else if (c.dtype == DType::FP16)
     line.flag("--fp16");
+  precisionArguments(precision, line);
   // What Megatron-LM has no argument for, said rather than dropped.
   if (c.mlp.gated && c.mlp.activation != Activation::SiLU)
     notes.push_back("a gated non-SiLU MLP (GeGLU) has no Megatron-LM argument");
@@ -151,10 +170,11 @@ std::string n(int64_t v) { return std::to_string(v); }
 } // namespace
 
 std::string tshape::megatronArguments(const ModelConfig &c,
-                                      int64_t originalVocab) {
+                                      int64_t originalVocab,
+                                      std::optional<Precision> precision) {
   ArgLine line;
   std::vector<std::string> notes;
-  modelArguments(c, originalVocab, line, notes);
+  modelArguments(c, originalVocab, precision, line, notes);
   for (const std::string &note : notes)
     line.s += "\n# note: " + note;
   return line.s;
@@ -242,7 +262,7 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   }
   MegatronLaunch launch;
   ArgLine line;
-  modelArguments(c, originalVocab, line, launch.notes);
+  modelArguments(c, originalVocab, plan.precision, line, launch.notes);
   const Parallelism &par = c.parallel;
   if (plan.virtualStages > 1)
     line.arg("--num-layers-per-virtual-pipeline-stage",

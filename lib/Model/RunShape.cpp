@@ -52,3 +52,40 @@ std::string tshape::model::str(const RunShape &r) {
     s += std::string(" precision=") + precisionName(*r.precision);
   return s;
 }
+
+std::optional<RunShape> tshape::model::parseRunShape(std::string_view s) {
+  auto next = [&]() {
+    while (!s.empty() && s.front() == ' ')
+      s.remove_prefix(1);
+    size_t end = s.find(' ');
+    std::string_view word = s.substr(0, end);
+    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+    return word;
+  };
+  std::optional<Phase> phase = parsePhase(next());
+  if (!phase)
+    return std::nullopt;
+  RunShape r{*phase, 0};
+  for (std::string_view w = next(); !w.empty(); w = next()) {
+    size_t eq = w.find('=');
+    if (eq == std::string_view::npos)
+      return std::nullopt;
+    std::string_view key = w.substr(0, eq);
+    std::string value(w.substr(eq + 1));
+    if (key == "kv_length" || key == "draft") {
+      if (value.empty() || value.size() > 18 ||
+          value.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+      (key == "draft" ? r.draft : r.kvLength) = std::stoll(value);
+    } else if (key == "kv_cache") {
+      if (!(r.kvCache = parseDType(value)))
+        return std::nullopt;
+    } else if (key == "precision") {
+      if (!(r.precision = parsePrecision(value)))
+        return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return r;
+}

@@ -109,6 +109,7 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
     cost::TrainingPlan plan;
     plan.microbatches = 1;
     plan.bytes = stateBytes(c.dtype);
+    plan.precision = run.precision;
     if (std::optional<model::RuleViolation> v = model::checkModel(c))
       r.planError = "rule " + v->rule + ": " + v->message;
     else
@@ -126,7 +127,7 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
   const int64_t context = run.kvLength ? run.kvLength : trained.seq;
   if (run.phase != model::Phase::Train)
     model::setParam(trained, model::Param::Seq, context);
-  r.megatronArguments = megatronArguments(trained, vocab);
+  r.megatronArguments = megatronArguments(trained, vocab, run.precision);
   if (run.phase != model::Phase::Train)
     r.megatronArguments += "\n# note: a " +
                            std::string(model::phaseName(run.phase)) +

@@ -50,8 +50,11 @@ std::string runLine(const InferenceReport::Function &f) {
     s += " (1 + " + std::to_string(e.run.draft) + " draft)";
   s += ", kv length " + std::to_string(e.keys);
   s += ", tp " + std::to_string(e.tp);
-  s += std::string(", ") + model::dtypeName(f.config.dtype) + " weights, " +
-       model::dtypeName(e.cacheDType) + " cache";
+  s += std::string(", ") + model::dtypeName(f.config.dtype) + " weights, ";
+  // An FP8 precision: the linear layers' weights and GEMMs run at it.
+  if (e.run.precision && *e.run.precision != Precision::BF16)
+    s += std::string(precisionName(*e.run.precision)) + " linear layers, ";
+  s += std::string(model::dtypeName(e.cacheDType)) + " cache";
   return s;
 }
 

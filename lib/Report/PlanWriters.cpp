@@ -118,6 +118,9 @@ std::string planLine(const PlanReport &r) {
   if (r.plan.sharding != cost::StateSharding::None)
     s += std::string(", ") + cost::shardingName(r.plan.sharding);
   s += std::string(", ") + model::dtypeName(r.config.dtype);
+  if (r.plan.precision)
+    s += std::string(", ") + precisionName(*r.plan.precision) +
+         " linear layers";
   return s;
 }
 
@@ -161,6 +164,10 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("sequence_parallel", plan.sequenceParallel);
     j.attribute("sharding", cost::shardingName(plan.sharding));
     j.attribute("dtype", model::dtypeName(config.dtype));
+    if (plan.precision)
+      j.attribute("precision", precisionName(*plan.precision));
+    else
+      j.attribute("precision", nullptr);
   });
   j.attribute("step_time_s", round6(e.stepTime));
   j.attribute("tflops_per_gpu", round3(e.tflopsPerGpu));

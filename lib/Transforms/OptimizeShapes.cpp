@@ -101,6 +101,14 @@ struct TShapeOptimizeShapesPass
       std::string err;
       SearchOptions fo = so;
       fo.run = *run;
+      if (run->precision && !tgt->supports(*run->precision)) {
+        fn.emitError() << passPrefix(*this) << "precision "
+                       << precisionName(*run->precision)
+                       << " is not supported on " << tgt->name
+                       << " (it supports " << tgt->precisionList()
+                       << "): use one of those, or a target that has it";
+        return failure();
+      }
       if (!fo.mix.empty() && run->phase != model::Phase::Prefill) {
         fn.emitError() << passPrefix(*this)
                        << "phase-mix prices a request from its prompt: the "

@@ -12,6 +12,8 @@
 
 #include "tshape/Analysis/GemmCollection.h"
 #include "tshape/Cost/GemmModel.h"
+#include "tshape/Cost/PredictKernel.h"
+#include "tshape/Dialect/TShape/IR/TShapeDialect.h"
 #include "tshape/Analysis/TargetResolution.h"
 #include "tshape/Transforms/Passes.h"
 #include "tshape/PassDiagnostics.h"
@@ -96,6 +98,15 @@ struct TShapePadGemmsPass
     Type elt = g.elementType;
     if (failed(dims))
       return;
+    // Under the run the function states (docs/lowering.md), a weight GEMM
+    // of an FP8 precision is an FP8 linear layer: its operands' alignment
+    // and its price are FP8's, as the analysis poses it (gemmProblem).
+    std::optional<GemmProblem> posed;
+    if (dtype && shape->spec)
+      if (std::optional<model::RunShape> run = getRunShape(op)) {
+        posed = gemmProblem(*shape->spec, *dtype, &*run, &tgt);
+        dtype = posed->dtype;
+      }
     // A GEMM the cost model has no dtype for (integer, f64) has no
     // prediction, but is padded when forced; its alignment in elements
     // comes from its own element width.
@@ -138,6 +149,8 @@ struct TShapePadGemmsPass
     GemmProblem p{shape->batch, shape->m, shape->n, shape->k,
                   dtype.value_or(model::DType::FP32), shape->transA,
                   shape->transB};
+    if (posed)
+      p = *posed;
     GemmProblem q = p;
     q.m = dims->m.size() == 1 ? padded[dims->m[0]] : p.m;
     q.n = dims->n.size() == 1 ? padded[dims->n[0]] : p.n;

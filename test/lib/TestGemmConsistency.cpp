@@ -8,6 +8,12 @@
 // layouts and each size's expression); a fused attention is its score and
 // value contractions, the score one carrying the kernel itself (every size,
 // its expression, causal). A kind the lowering does not emit is an error.
+// Each contraction is also posed as the analysis poses it on lowered IR
+// (its traced GemmSpec under the run the lowered function states, through
+// cost::gemmProblem on `target=`) and compared with the model's kernel
+// posed under the run it was lowered for: element type, quantization,
+// transposed copy and active groups, so that an FP8 run prices alike on
+// both paths.
 // A remark states the counts on success; the first difference is an error
 // at the op. Test-only (no public header), after the analysis
 // test passes of IREE and CIRCT.
@@ -16,6 +22,7 @@
 
 #include "tshape/Analysis/Contraction.h"
 #include "tshape/Conversion/Passes.h"
+#include "tshape/Cost/PredictKernel.h"
 #include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeDialect.h"
@@ -45,6 +52,17 @@ std::string describe(const tshape::model::AttentionSpec &a) {
     s += std::string(" ") + name + "=" + std::to_string(d.value) + " [" +
          d.expr.str() + "]";
   return s;
+}
+
+/// How the cost model runs a GEMM: "fp8 1 x 2048x12288x4096 quantize=1
+/// transposed".
+std::string describe(const tshape::cost::GemmProblem &p) {
+  return std::string(tshape::model::dtypeName(p.dtype)) + " " +
+         std::to_string(p.batch) + " x " + std::to_string(p.m) + "x" +
+         std::to_string(p.n) + "x" + std::to_string(p.k) +
+         " quantize=" + std::to_string(int(p.quantize)) +
+         (p.quantizeTranspose ? " transposed" : "") +
+         (p.grouped ? " grouped" : "");
 }
 
 /// What one lowered contraction must be: a GEMM, and for the score GEMM of
@@ -83,10 +101,23 @@ struct TestGemmConsistencyPass
   Option<bool> fuseGatedMlp{*this, "fuse-gated-mlp",
                             llvm::cl::desc("fused gate/up layout"),
                             llvm::cl::init(false)};
+  Option<std::string> targetName{
+      *this, "target",
+      llvm::cl::desc("the GPU the GEMMs are posed for (the FP8 cast's "
+                     "transposed copy depends on it)"),
+      llvm::cl::init("h100-sxm")};
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    const tshape::target::GpuTarget *target =
+        tshape::target::findBuiltinTarget(targetName);
+    if (!target) {
+      module.emitError() << "tshape-test-gemm-consistency: unknown target '"
+                         << targetName.getValue() << "'";
+      return signalPassFailure();
+    }
     // Expected contractions, per function, from the block models.
+    std::map<std::string, tshape::model::RunShape> runs;
     std::map<std::string, std::vector<Expected>> expected;
     std::map<std::string, size_t> kernelCounts;
     for (auto fn : module.getOps<func::FuncOp>()) {
@@ -107,6 +138,7 @@ struct TestGemmConsistencyPass
       // ... which the lowering then reads from the function.
       fn->setAttr(tshape::TShapeDialect::kRunAttrName,
                   tshape::RunAttr::get(fn.getContext(), run));
+      runs[fn.getSymName().str()] = run;
       std::vector<tshape::model::Kernel> kernels =
           tshape::model::modelKernels(*c, run);
       // A MoE layer's all-to-all (ep > 1) moves tokens between ranks; the
@@ -146,6 +178,16 @@ struct TestGemmConsistencyPass
       return signalPassFailure();
     for (auto fn : module.getOps<func::FuncOp>()) {
       const auto &want = expected[fn.getSymName().str()];
+      const tshape::model::RunShape &run = runs[fn.getSymName().str()];
+      // The run the analysis reads from the lowered function.
+      std::optional<tshape::model::RunShape> lowered = tshape::getRunShape(fn);
+      if (!lowered || !(*lowered == run)) {
+        fn.emitError() << "the lowered function states the run "
+                       << (lowered ? tshape::model::str(*lowered)
+                                   : std::string("<none>"))
+                       << "; it was lowered for " << tshape::model::str(run);
+        return signalPassFailure();
+      }
       size_t i = 0;
       WalkResult r = fn.walk([&](linalg::LinalgOp op) -> WalkResult {
         auto shape = tshape::getContractionShape(op);
@@ -164,6 +206,15 @@ struct TestGemmConsistencyPass
         }
         std::string got = describe(*shape->spec),
                     exp = describe(want[i].gemm);
+        // Posed as the analysis poses each side (ShapeAnalysis::predict).
+        std::optional<tshape::model::DType> dtype = tshape::gemmDType(
+            op, getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType()));
+        if (dtype) {
+          got += "; as " + describe(tshape::cost::gemmProblem(
+                               *shape->spec, *dtype, &*lowered, target));
+          exp += "; as " + describe(tshape::cost::gemmProblem(
+                               want[i].gemm, *dtype, &run, target));
+        }
         if (want[i].attention) {
           auto carried = tshape::getAttentionProvenance(op);
           got += carried ? "; " + describe(*carried) : "; no attention kernel";

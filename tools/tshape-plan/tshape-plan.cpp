@@ -114,6 +114,17 @@ cl::opt<bool> fusedAttention(
 cl::opt<std::string> dtypeOpt("dtype",
                               cl::desc("training precision (bf16, fp16, ...)"),
                               cl::init("bf16"), cl::cat(planCat));
+cl::opt<std::string> precisionOpt(
+    "precision",
+    cl::desc("the linear layers' precision as Transformer Engine runs them: "
+             "bf16, fp8 (per-tensor current scaling) or mxfp8 (block "
+             "scaling, Blackwell); prices the weight GEMMs as FP8 linear "
+             "layers, adds the FP8 weight copies to the memory and writes "
+             "Megatron-LM's --fp8-format/--fp8-recipe (default: none, the "
+             "--dtype's)"),
+    cl::init(""), cl::cat(planCat));
+/// --precision, parsed (main).
+std::optional<Precision> precision;
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("write the report: a .json file, a .md file, or - for Markdown "
@@ -217,6 +228,7 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
   options.top = top;
   options.maxCandidates = maxCandidates;
   options.bytes = report::stateBytes(dtype);
+  options.precision = precision;
   // A status line on a terminal past two seconds (GPT-3 175B on 1024
   // GPUs takes about three); never in a pipe or a log.
   Progress progress("tshape-plan");
@@ -319,6 +331,7 @@ int runHardware(int argc, char **argv, model::DType dtype) {
   ctx.options.top = top;
   ctx.options.maxCandidates = maxCandidates;
   ctx.options.bytes = report::stateBytes(dtype);
+  ctx.options.precision = precision;
   ctx.importModel = [dtype] { return importConfig(dtype); };
   return planhw::run(ctx);
 }
@@ -358,6 +371,12 @@ int main(int argc, char **argv) {
   std::optional<model::DType> dtype = model::parseDType(dtypeOpt);
   if (!dtype)
     return fail("unknown --dtype '" + dtypeOpt + "'");
+  if (!precisionOpt.empty()) {
+    precision = parsePrecision(precisionOpt);
+    if (!precision)
+      return fail("--precision: unknown precision '" + precisionOpt +
+                  "' (expected " + precisionNames() + ")");
+  }
   if ((coSearch || given(vary) || given(paramTolerance)) && !search)
     return fail("--co-search, --vary and --param-tolerance need --search");
   if (paramTolerance < 0)
@@ -443,6 +462,7 @@ int main(int argc, char **argv) {
                 " (Megatron-LM asserts it)");
   cost::TrainingPlan plan = commandLinePlan(batch / perStep);
   plan.bytes = report::stateBytes(*dtype);
+  plan.precision = precision;
   std::optional<report::PlanReport> r =
       report::evaluatePlan(input, *config, plan, *target, *cluster, world,
                            vocab, error);

@@ -179,7 +179,11 @@ LogicalResult exportHF(Operation *op, llvm::raw_ostream &os) {
     if (base)
       if (auto v = base->getInteger("vocab_size"))
         originalVocab = *v;
-    os << tshape::megatronArguments(*c, originalVocab) << "\n";
+    // The run's precision (tshape.run) gives the FP8 recipe.
+    std::optional<tshape::model::RunShape> run = tshape::getRunShape(fn);
+    os << tshape::megatronArguments(*c, originalVocab,
+                                    run ? run->precision : std::nullopt)
+       << "\n";
     return success();
   }
   auto out = tshape::exportHFConfig(*c, type, base ? &*base : nullptr, error);

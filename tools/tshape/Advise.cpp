@@ -79,6 +79,13 @@ cl::opt<int64_t>
             cl::desc("prefill, decode: tokens already in each sequence's KV "
                      "cache"),
             cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> precisionOpt(
+    "precision",
+    cl::desc("the linear layers' precision: bf16, fp8 (per-tensor current "
+             "scaling) or mxfp8 (block scaling, Blackwell): the weight GEMMs "
+             "are priced as FP8 linear layers, and the Megatron-LM arguments "
+             "name the recipe (default: the model's dtype)"),
+    cl::sub(cmd), cl::cat(cat));
 cl::opt<std::string> clusterName(
     "cluster",
     cl::desc("price the step on a cluster (dgx-h100, ...; docs/clusters.md): "
@@ -112,6 +119,14 @@ std::optional<std::pair<model::RunShape, int64_t>> runShape() {
   }
   int64_t s = seq;
   model::RunShape run{phase, 0};
+  if (given(precisionOpt)) {
+    run.precision = parsePrecision(precisionOpt);
+    if (!run.precision) {
+      fail("--precision: unknown precision '" + precisionOpt.getValue() +
+           "' (expected " + precisionNames() + ")");
+      return std::nullopt;
+    }
+  }
   if (phase == model::Phase::Decode) {
     if (given(seq)) {
       fail("--seq is a prompt's length; a decode step holds one new token "
@@ -163,6 +178,12 @@ int tshape::driver::runAdvise() {
       target::resolveTarget(tname, "", error);
   if (!target)
     return fail(error);
+  if (run->first.precision && !target->supports(*run->first.precision))
+    return fail(std::string("precision ") +
+                precisionName(*run->first.precision) +
+                " is not supported on " + target->name + " (it supports " +
+                target->precisionList() +
+                "): use one of those, or a target that has it");
 
   // The config, imported as tshape-translate imports it.
   auto buf = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);

@@ -60,6 +60,8 @@ struct PlanSearchOptions {
   cost::StepOptions step;
   /// Bytes per parameter of the training state (the precision's).
   cost::StateBytes bytes;
+  /// The linear layers' precision of every plan (TrainingPlan::precision).
+  std::optional<Precision> precision;
   /// Called every 1,024 priced candidates with the candidates dealt with
   /// so far (priced or cut) and the space's size; empty: none. tshape-plan
   /// draws it on a terminal (Support/Progress.h).

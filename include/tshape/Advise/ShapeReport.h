@@ -13,6 +13,7 @@
 
 #include "tshape/Cost/GemmModel.h"
 #include "tshape/Model/Kernel.h"
+#include "tshape/Model/RunShape.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,7 +38,15 @@ struct GemmRecord {
   std::optional<model::GemmSpec> spec;
   int64_t layer = -1;   ///< -1: not in a layer (logits, foreign IR)
   std::string location; ///< file:line:col, for the report
+  /// The GEMM as the cost model runs it. With a `spec` and a `run`, the
+  /// analysis poses it through gemmProblem (under the run's precision a
+  /// weight GEMM is an FP8 linear layer; a grouped expert GEMM runs its
+  /// active experts), from `problem`'s element type and the spec's sizes.
   GemmProblem problem;
+  /// The run the GEMM belongs to (the tshape IR's #tshape.run, the lowered
+  /// function's string form); absent for foreign IR, which is priced as
+  /// its element types say.
+  std::optional<model::RunShape> run;
   /// Fused attention: scores and values of one layer form one kernel; the
   /// estimate goes to the scores GEMM, which carries the kernel as the
   /// block model stated it (`attention`), and the values GEMM costs
@@ -130,7 +139,8 @@ private:
 
   const target::GpuTarget &target;
   double threshold;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool, bool>,
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool, bool,
+                      int, bool, bool>,
            GemmEstimate>
       cache;
 };

@@ -77,7 +77,9 @@ struct InferenceKernel {
 };
 
 struct InferenceMemory {
-  /// Bytes per GPU.
+  /// Bytes per GPU. `weights` at the run's precision: an FP8 linear
+  /// layer's weights 1 byte per element (mxfp8 1 + 1/32), the embedding,
+  /// LM head, norms and router in the model's dtype (weightElementBytes).
   double weights = 0, kvCache = 0, activations = 0;
   double total() const { return weights + kvCache + activations; }
   /// The target's memory in bytes (0: unknown).

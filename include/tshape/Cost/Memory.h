@@ -71,6 +71,20 @@ struct TrainingPlan {
   bool sequenceParallel = false;
   StateSharding sharding = StateSharding::None;
   StateBytes bytes;
+  /// The linear layers' precision (RunShape::precision; `tshape-plan
+  /// --precision`, Megatron-LM's --fp8-format/--fp8-recipe): the step
+  /// prices its weight GEMMs as FP8 linear layers (predictKernel), and the
+  /// memory adds FP8's copies of the weights (fp8Copies). The training
+  /// state stays `bytes` (Transformer Engine keeps bf16 weights). nullopt:
+  /// the model's element type.
+  std::optional<Precision> precision;
+
+  /// The run of one training step under this plan: train, at `precision`.
+  model::RunShape run() const {
+    model::RunShape r = model::RunShape::train();
+    r.precision = precision;
+    return r;
+  }
 
   /// Sets v and the schedule it means: 1F1B at v = 1, else interleaved.
   void setVirtualStages(int64_t v) {
@@ -102,6 +116,10 @@ struct StageMemory {
   int64_t layersInFlight = 0;
   ParamState layerState;     ///< its decoder layers' parameters
   ParamState embeddingState; ///< embedding table, LM head, final norm
+  /// FP8 training: the FP8 copies of its decoder layers' weights that the
+  /// linear layers cast once per step and keep for every microbatch
+  /// (fp8WeightCopyBytes per parameter); 0 in bf16.
+  double fp8Weights = 0;
   double activations = 0;    ///< its decoder layers' (bytes)
   double inputActivations = 0; ///< the embedding's output (first stage)
   double lossActivations = 0;  ///< final norm, logits and loss (last stage)
@@ -117,6 +135,13 @@ struct MemoryEstimate {
   size_t peakStage = 0;
   const StageMemory &peak() const { return stages[peakStage]; }
 };
+
+/// Bytes per parameter of the FP8 copies of a weight that Transformer
+/// Engine keeps through a training step at `precision` (docs/memory.md#fp8):
+/// fp8, a row-wise copy for the forward and a column-wise (transposed) one
+/// for the data gradient, 2; mxfp8, the same two with one E8M0 scale per
+/// 32 elements each, 2 x (1 + 1/32); bf16 (or none), 0.
+double fp8WeightCopyBytes(std::optional<Precision> precision);
 
 /// The activation bytes one decoder layer keeps for one microbatch
 /// (Korthikanti et al. 2022, Table 2), with the sequence divided by the

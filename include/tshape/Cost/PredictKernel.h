@@ -52,9 +52,23 @@ struct KernelEstimate {
 /// GEMM's batch for any other GEMM.
 int64_t activeGroups(const model::GemmSpec &g, const model::RunShape &run);
 
+/// Whether a GEMM of `role` runs at the run's precision (an FP8 linear
+/// layer under fp8 or mxfp8): a weight GEMM (RoleInfo::weight) other than
+/// the LM head (logits), the MoE router and absorbed MLA's per-head
+/// products, which Megatron-LM and vLLM keep in the model's dtype.
+bool runsAtPrecision(model::Role role);
+
+/// Bytes per element of the weight of `g` as a run at `run`'s precision
+/// stores it: 1 for an FP8 linear layer (its per-tensor fp32 scale, 4
+/// bytes a tensor, left out), 1 + 1/32 under mxfp8 (an E8M0 scale per 32
+/// elements); `dtype`'s bytes for every other GEMM (runsAtPrecision) and
+/// without a precision.
+double weightElementBytes(const model::GemmSpec &g, model::DType dtype,
+                          const model::RunShape *run);
+
 /// The GEMM problem of a GEMM of the model, in `dtype`; with a `run`, a
 /// grouped expert GEMM over its activeGroups. With a `run` whose
-/// precision is fp8 or mxfp8, a weight GEMM (RoleInfo::weight) is an FP8
+/// precision is fp8 or mxfp8, a weight GEMM (runsAtPrecision) is an FP8
 /// linear layer as Transformer Engine runs it: FP8 operands (E4M3 forward;
 /// in the hybrid recipe the gradients E5M2, the same tensor-core rate), a
 /// bf16 output, and its A operand quantized first: the input x forward,

@@ -185,7 +185,8 @@ public:
   struct RankTimes;
 
 private:
-  const RankTimes *times(const model::ModelConfig &config, std::string &error);
+  const RankTimes *times(const model::ModelConfig &config,
+                         const model::RunShape &run, std::string &error);
 
   const target::GpuTarget &target;
   const Cluster &cluster;

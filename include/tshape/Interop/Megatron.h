@@ -23,9 +23,12 @@ namespace tshape {
 
 /// Megatron-LM arguments for `c` (one line, then a `# note:` line for each
 /// feature Megatron-LM has no argument for). `originalVocab` is the
-/// tokenizer's size, for --make-vocab-size-divisible-by.
-std::string megatronArguments(const model::ModelConfig &c,
-                              int64_t originalVocab);
+/// tokenizer's size, for --make-vocab-size-divisible-by. A `precision` of
+/// fp8 or mxfp8 (the run's, RunShape::precision) adds Transformer Engine's
+/// --fp8-format and --fp8-recipe (docs/plan.md#precision).
+std::string megatronArguments(
+    const model::ModelConfig &c, int64_t originalVocab,
+    std::optional<Precision> precision = std::nullopt);
 
 /// The Megatron-LM launch of a training plan: `c`'s degrees, microbatch and
 /// sequence under `plan` (global batch m x b x dp).
@@ -56,8 +59,8 @@ struct MegatronLaunch {
 std::optional<std::string> checkMegatronRules(const model::ModelConfig &c,
                                               const cost::TrainingPlan &plan);
 
-/// The launch of `c` under `plan`; nullopt with `*error` set when
-/// checkMegatronRules fails.
+/// The launch of `c` under `plan` (its precision too); nullopt with
+/// `*error` set when checkMegatronRules fails.
 std::optional<MegatronLaunch> megatronLaunch(const model::ModelConfig &c,
                                              int64_t originalVocab,
                                              const cost::TrainingPlan &plan,

@@ -80,6 +80,12 @@ struct RunShape {
 /// draft=3 kv_cache=fp8", "train precision=fp8".
 std::string str(const RunShape &r);
 
+/// The run `s` states in str's form (the phase, then `key=value` fields in
+/// any order); nullopt when it is not one (an unknown phase, key, element
+/// type or precision, a malformed number). Lowered IR keeps its run in
+/// this form (a builtin string `tshape.run`, docs/lowering.md).
+std::optional<RunShape> parseRunShape(std::string_view s);
+
 } // namespace tshape::model
 
 #endif // TSHAPE_MODEL_RUNSHAPE_H

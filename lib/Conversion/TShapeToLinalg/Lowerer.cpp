@@ -640,9 +640,13 @@ LogicalResult Lowerer::run() {
     results.append(weightGrads.begin(), weightGrads.end());
     ret->setOperands(results);
   }
-  // Lowered IR is plain MLIR: the model attributes become builtin ones, and
-  // the run shape is spelled out by the GEMMs themselves.
-  fn->removeAttr(TShapeDialect::kRunAttrName);
+  // Lowered IR is plain MLIR: the model attributes become builtin ones.
+  // The GEMMs spell out the run's sizes, but not how they are priced (the
+  // linear layers' precision, the phase that makes an FP8 cast write a
+  // transposed copy, the tokens that reach a rank's experts): the run
+  // stays on the function as a builtin string, "train precision=fp8"
+  // (model::str; getRunShape reads it back).
+  fn->setAttr(TShapeDialect::kRunAttrName, b.getStringAttr(model::str(runShape)));
   const int64_t tp = model::degree(parallel, model::Param::Tp);
   if (fn->removeAttr(TShapeDialect::kParallelAttrName) || tp != 1)
     fn->setAttr(TShapeDialect::kTpAttrName, b.getI64IntegerAttr(tp));
@@ -682,8 +686,8 @@ struct TShapeLowerToLinalgPass
       numGemms += lowerer.gemmCount;
       numLayers += lowerer.layerCount;
     }
-    // A module-level parallel attribute becomes builtin-typed too; the run
-    // shape is spelled out by the GEMMs.
+    // A module-level parallel attribute becomes builtin-typed too; each
+    // function states the run it was lowered under.
     ModuleOp module = getOperation();
     module->removeAttr(TShapeDialect::kRunAttrName);
     if (auto p = module->getAttrOfType<tshape::ParallelAttr>(

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every example model x every lowering option x tp in {1, 2, 4, 8}.
+"""Every example model x every lowering option x tp in {1, 2, 4, 8}, and
+every example's FP8 training step at tp 1.
 
 For each combination the importer accepts (a tp that does not divide the
 heads, kv heads, FFN size or vocabulary is rejected by rules A3/A4/M1/V1 and
@@ -61,7 +62,31 @@ def model_values(ir):
 def main():
     examples, tmp = sys.argv[1], sys.argv[2]
     os.makedirs(tmp, exist_ok=True)
-    runs = skipped = findings = wrong = 0
+    counts = {"runs": 0, "fp8": 0, "findings": 0, "wrong": 0}
+    skipped = 0
+
+    def check(ir, values, opts, where, counter):
+        """Consistency (the lowered contractions are the model's kernels,
+        posed alike under the run) and the analysis' findings, on `ir`."""
+        report = os.path.join(tmp, "report.json")
+        run = subprocess.run(
+            ["tshape-opt", f"--tshape-test-gemm-consistency={opts}",
+             f"--tshape-gemm-analysis=report={report} remarks=none",
+             "-mlir-print-op-on-diagnostic=false", "-o", os.devnull],
+            input=ir, capture_output=True, text=True)
+        if run.returncode != 0 or "contractions match" not in run.stderr:
+            print(f"MISMATCH {where}: {run.stderr.strip()[:400]}")
+            counts["wrong"] += 1
+            return
+        counts[counter] += 1
+        for f in json.load(open(report))["findings"]:
+            counts["findings"] += 1
+            own = values.get(f["parameter"])
+            if f["value"] != own:
+                print(f"WRONG {where}: {f['parameter']} "
+                      f"{f['value']} != config's {own}")
+                counts["wrong"] += 1
+
     for path in sorted(glob.glob(os.path.join(examples, "*.json"))):
         name = os.path.basename(path)
         for tp in (1, 2, 4, 8):
@@ -73,29 +98,22 @@ def main():
                 continue
             values = model_values(imp.stdout)
             for opts in OPTIONS:
-                report = os.path.join(tmp, "report.json")
-                run = subprocess.run(
-                    ["tshape-opt", f"--tshape-test-gemm-consistency={opts}",
-                     f"--tshape-gemm-analysis=report={report} remarks=none",
-                     "-mlir-print-op-on-diagnostic=false", "-o", os.devnull],
-                    input=imp.stdout, capture_output=True, text=True)
-                where = f"{name} tp={tp} [{opts}]"
-                if run.returncode != 0 or "contractions match" not in run.stderr:
-                    print(f"MISMATCH {where}: {run.stderr.strip()[:400]}")
-                    wrong += 1
-                    continue
-                runs += 1
-                for f in json.load(open(report))["findings"]:
-                    findings += 1
-                    own = values.get(f["parameter"])
-                    if f["value"] != own:
-                        print(f"WRONG {where}: {f['parameter']} "
-                              f"{f['value']} != config's {own}")
-                        wrong += 1
-    print(f"runs: {runs} (skipped by the importer's rules: {skipped} x "
-          f"{len(OPTIONS)} options)")
-    print(f"findings checked: {findings}, wrong or mismatched: {wrong}")
-    return 1 if wrong else 0
+                check(imp.stdout, values, opts, f"{name} tp={tp} [{opts}]",
+                      "runs")
+        # An FP8 training step at tp = 1: every weight GEMM an FP8 linear
+        # layer on both sides, the findings still the config's own values.
+        imp = subprocess.run(["tshape-translate", "--import-hf-config", path,
+                              "--precision=fp8"],
+                             capture_output=True, text=True)
+        if imp.returncode == 0:
+            check(imp.stdout, model_values(imp.stdout), "phase=train",
+                  f"{name} fp8 [phase=train]", "fp8")
+    print(f"runs: {counts['runs']} (skipped by the importer's rules: "
+          f"{skipped} x {len(OPTIONS)} options)")
+    print(f"fp8 training runs: {counts['fp8']}")
+    print(f"findings checked: {counts['findings']}, wrong or mismatched: "
+          f"{counts['wrong']}")
+    return 1 if counts["wrong"] else 0
 
 
 if __name__ == "__main__":

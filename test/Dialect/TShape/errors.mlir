@@ -483,3 +483,27 @@ func.func @run_kv_cache() attributes {tshape.run = #tshape.run<decode, kv_cache 
 func.func @run_precision() attributes {tshape.run = #tshape.run<train, precision = "fp4">} {
   return
 }
+
+// -----
+
+// Lowered IR states its run as a string (docs/lowering.md); one the run
+// parser cannot read is an error naming the form.
+// expected-error @+1 {{'tshape.run' string 'train precision=fp4' is not a run (expected PHASE [kv_length=N] [draft=N] [kv_cache=TYPE] [precision=bf16|fp8|mxfp8], PHASE train|prefill|decode)}}
+func.func @run_string() attributes {tshape.run = "train precision=fp4"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.run' string 'decode kv_length=x' is not a run}}
+func.func @run_string_number() attributes {tshape.run = "decode kv_length=x"} {
+  return
+}
+
+// -----
+
+// Neither a #tshape.run nor a string.
+// expected-error @+1 {{'tshape.run' must be a #tshape.run attribute or its string form (lowered IR)}}
+func.func @run_int() attributes {tshape.run = 3 : i64} {
+  return
+}

@@ -21,6 +21,11 @@ module attributes {tshape.run = #tshape.run<decode, kv_length = 4096>} {
   func.func @mx() attributes {tshape.run = #tshape.run<decode, precision = "mxfp8", kv_length = 4097>} {
     return
   }
+  // Lowered IR's string form round-trips as written.
+  // CHECK: func.func @lowered() attributes {tshape.run = "decode kv_length=4100 draft=3 kv_cache=fp8 precision=fp8"}
+  func.func @lowered() attributes {tshape.run = "decode kv_length=4100 draft=3 kv_cache=fp8 precision=fp8"} {
+    return
+  }
   // CHECK: func.func @prefill() attributes {tshape.run = #tshape.run<prefill>}
   func.func @prefill() attributes {tshape.run = #tshape.run<prefill, kv_length = 0>} {
     return

@@ -306,8 +306,9 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
   static const Rule rules[] = {
       {kParallelAttrName, [](Attribute a) { return isa<ParallelAttr>(a); },
        "a #tshape.parallel attribute"},
-      {kRunAttrName, [](Attribute a) { return isa<RunAttr>(a); },
-       "a #tshape.run attribute"},
+      {kRunAttrName,
+       [](Attribute a) { return isa<RunAttr, StringAttr>(a); },
+       "a #tshape.run attribute or its string form (lowered IR)"},
       {kMathAttrName, [](Attribute a) { return isa<MathModeAttr>(a); },
        "a #tshape.math attribute"},
       {kTargetAttrName,
@@ -348,6 +349,16 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
             !parseSizes(cast<DictionaryAttr>(attr.getValue()),
                         attentionKeys(), kAttentionExtras, error))
           return op->emitError() << "'" << name << "' " << error;
+        // Lowered IR states its run as a builtin string (docs/lowering.md).
+        if (auto str = dyn_cast<StringAttr>(attr.getValue());
+            str && name == kRunAttrName &&
+            !model::parseRunShape(str.getValue()))
+          return op->emitError()
+                 << "'" << name << "' string '" << str.getValue()
+                 << "' is not a run (expected PHASE [kv_length=N] [draft=N] "
+                    "[kv_cache=TYPE] [precision="
+                 << precisionNames() << "], PHASE " << model::phaseNames()
+                 << ")";
         if ((name == kMeasuredAttrName || name == kAnalysisAttrName) &&
             !verifyGemmRecord(name, cast<DictionaryAttr>(attr.getValue()),
                               error))
@@ -369,8 +380,13 @@ model::Parallelism tshape::getParallelism(Operation *op) {
 
 std::optional<model::RunShape> tshape::getRunShape(Operation *op) {
   for (Operation *cur = op; cur; cur = cur->getParentOp())
+  {
     if (auto r = cur->getAttrOfType<RunAttr>(TShapeDialect::kRunAttrName))
       return r.getRunShape();
+    // Lowered IR: the builtin string form (tshape-lower-to-linalg).
+    if (auto s = cur->getAttrOfType<StringAttr>(TShapeDialect::kRunAttrName))
+      return model::parseRunShape(s.getValue());
+  }
   return std::nullopt;
 }
 

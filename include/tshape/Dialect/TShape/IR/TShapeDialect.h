@@ -21,8 +21,9 @@ namespace tshape {
 model::Parallelism getParallelism(mlir::Operation *op);
 
 /// The run shape in force at `op`: the `tshape.run` attribute of the
-/// nearest enclosing op (or `op` itself) that has one; nullopt when none
-/// states one.
+/// nearest enclosing op (or `op` itself) that has one, a #tshape.run or
+/// the builtin string lowered IR keeps (model::parseRunShape); nullopt
+/// when none states one.
 std::optional<model::RunShape> getRunShape(mlir::Operation *op);
 
 /// Whether f32 GEMMs at `op` use TF32 tensor cores: the nearest enclosing op
