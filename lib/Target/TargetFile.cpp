@@ -234,6 +234,54 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     error = "missing required key 'tiles'";
     return std::nullopt;
   }
+  // The FP8 linear layer's dispatch (GpuTarget::fp8LinearKernels): an
+  // empty array means the library's choice.
+  if (const json::Value *fk = o->get("fp8_linear_kernels")) {
+    const json::Array *arr = fk->getAsArray();
+    if (!arr) {
+      error = "key 'fp8_linear_kernels': expected an array of rule objects";
+      return std::nullopt;
+    }
+    t.fp8LinearKernels.clear();
+    for (const json::Value &e : *arr) {
+      const json::Object *ko = e.getAsObject();
+      Fp8LinearKernel k;
+      double eff = 1.0;
+      if (!ko) {
+        error = "key 'fp8_linear_kernels': each rule must be an object {m, "
+                "n, efficiency, ctas_per_sm, min_m, max_m, max_n, min_k, "
+                "stream_k}";
+        return std::nullopt;
+      }
+      if (!integer(*ko, "m", k.tile.m, true, error) ||
+          !integer(*ko, "n", k.tile.n, true, error) ||
+          !number(*ko, "efficiency", eff, false, error, 1.0) ||
+          !integer(*ko, "ctas_per_sm", k.tile.ctasPerSm, false, error) ||
+          !integer(*ko, "min_m", k.minM, false, error) ||
+          !integer(*ko, "max_m", k.maxM, false, error) ||
+          !integer(*ko, "max_n", k.maxN, false, error) ||
+          !integer(*ko, "min_k", k.minK, false, error)) {
+        error = "key 'fp8_linear_kernels': " + error;
+        return std::nullopt;
+      }
+      if (const json::Value *sk = ko->get("stream_k")) {
+        std::optional<bool> b = sk->getAsBoolean();
+        if (!b) {
+          error = "key 'fp8_linear_kernels': key 'stream_k': expected true "
+                  "or false";
+          return std::nullopt;
+        }
+        k.streamK = *b;
+      }
+      if (k.maxM && k.maxM < k.minM) {
+        error = "key 'fp8_linear_kernels': max_m " + std::to_string(k.maxM) +
+                " is below min_m " + std::to_string(k.minM);
+        return std::nullopt;
+      }
+      k.tile.efficiency = eff;
+      t.fp8LinearKernels.push_back(k);
+    }
+  }
   return t;
 }
 
