@@ -34,22 +34,13 @@ std::vector<TileConfig> defaultTiles() {
 /// automatic stage count): one CTA per SM. The tile efficiencies are the
 /// menu's for tiles of that size.
 std::vector<Fp8LinearKernel> vllmSm90Fp8Kernels() {
-  auto rule = [](int64_t minM, int64_t maxM, int64_t maxN, int64_t minK,
-                 TileConfig tile) {
-    Fp8LinearKernel k;
-    k.minM = minM;
-    k.maxM = maxM;
-    k.maxN = maxN;
-    k.minK = minK;
-    k.tile = tile;
-    return k;
-  };
-  return {rule(1, 64, 1280, 0, {16, 64, 0.40, 1}),
-          rule(1, 16, 0, 0, {16, 64, 0.40, 1}),
-          rule(17, 64, 0, 0, {64, 64, 0.70, 1}),
-          rule(65, 128, 0, 0, {64, 128, 0.85, 1}),
-          rule(8192, 0, 0, 6144, {256, 128, 1.00, 1}),
-          rule(129, 0, 0, 0, {128, 128, 0.95, 1})};
+  // {min M, max M (0: none), max N (0: none), min K, tile}
+  return {{1, 64, 1280, 0, {16, 64, 0.40, 1}},
+          {1, 16, 0, 0, {16, 64, 0.40, 1}},
+          {17, 64, 0, 0, {64, 64, 0.70, 1}},
+          {65, 128, 0, 0, {64, 128, 0.85, 1}},
+          {8192, 0, 0, 6144, {256, 128, 1.00, 1}},
+          {129, 0, 0, 0, {128, 128, 0.95, 1}}};
 }
 
 // Peak order: BF16, FP16, FP32, TF32, FP8 (model::DType).

@@ -58,6 +58,18 @@ bool integer(const json::Object &o, const char *key, int64_t &out,
 }
 
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// Reads a tile's m, n (required), efficiency and ctas_per_sm from `o`.
+bool tile(const json::Object &o, TileConfig &c, std::string &error) {
+  double eff = 1.0;
+  if (!integer(o, "m", c.m, true, error) ||
+      !integer(o, "n", c.n, true, error) ||
+      !number(o, "efficiency", eff, false, error, 1.0) ||
+      !integer(o, "ctas_per_sm", c.ctasPerSm, false, error))
+    return false;
+  c.efficiency = eff;
+  return true;
+}
 } // namespace
 
 std::optional<GpuTarget>
@@ -214,20 +226,15 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     for (const json::Value &e : *arr) {
       const json::Object *to = e.getAsObject();
       TileConfig c;
-      double eff = 1.0;
       if (!to) {
         error = "key 'tiles': each tile must be an object {m, n, "
                 "efficiency, ctas_per_sm}";
         return std::nullopt;
       }
-      if (!integer(*to, "m", c.m, true, error) ||
-          !integer(*to, "n", c.n, true, error) ||
-          !number(*to, "efficiency", eff, false, error, 1.0) ||
-          !integer(*to, "ctas_per_sm", c.ctasPerSm, false, error)) {
+      if (!tile(*to, c, error)) {
         error = "key 'tiles': " + error;
         return std::nullopt;
       }
-      c.efficiency = eff;
       t.tiles.push_back(c);
     }
   } else if (req) {
@@ -246,17 +253,13 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     for (const json::Value &e : *arr) {
       const json::Object *ko = e.getAsObject();
       Fp8LinearKernel k;
-      double eff = 1.0;
       if (!ko) {
         error = "key 'fp8_linear_kernels': each rule must be an object {m, "
                 "n, efficiency, ctas_per_sm, min_m, max_m, max_n, min_k, "
                 "stream_k}";
         return std::nullopt;
       }
-      if (!integer(*ko, "m", k.tile.m, true, error) ||
-          !integer(*ko, "n", k.tile.n, true, error) ||
-          !number(*ko, "efficiency", eff, false, error, 1.0) ||
-          !integer(*ko, "ctas_per_sm", k.tile.ctasPerSm, false, error) ||
+      if (!tile(*ko, k.tile, error) ||
           !integer(*ko, "min_m", k.minM, false, error) ||
           !integer(*ko, "max_m", k.maxM, false, error) ||
           !integer(*ko, "max_n", k.maxN, false, error) ||
@@ -278,7 +281,6 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
                 " is below min_m " + std::to_string(k.minM);
         return std::nullopt;
       }
-      k.tile.efficiency = eff;
       t.fp8LinearKernels.push_back(k);
     }
   }
