@@ -158,7 +158,10 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
 const target::Fp8LinearKernel *
 tshape::cost::fp8LinearKernel(const GemmProblem &p,
                               const target::GpuTarget &t) {
-  if (p.quantize == Quantize::None || p.dtype != model::DType::FP8)
+  // Grouped expert GEMMs run the fused MoE kernel (vLLM's Triton
+  // fused_moe), not the linear layer's scaled_mm dispatch.
+  if (p.quantize == Quantize::None || p.dtype != model::DType::FP8 ||
+      p.grouped)
     return nullptr;
   for (const target::Fp8LinearKernel &k : t.fp8LinearKernels)
     if (k.admits(p.m, p.n, p.k))

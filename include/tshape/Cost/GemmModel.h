@@ -120,7 +120,8 @@ GemmEstimate estimateWithTile(const GemmProblem &p,
 
 /// The rule of `target`'s FP8 linear-layer dispatch that an FP8 linear
 /// layer's GEMM `p` runs (GpuTarget::fp8LinearKernels); nullptr when none
-/// admits it, or `p` is no FP8 linear layer (then the library's choice).
+/// admits it, or `p` is no FP8 linear layer or a grouped expert GEMM (the
+/// fused MoE kernel's): then the library's choice.
 const target::Fp8LinearKernel *fp8LinearKernel(const GemmProblem &p,
                                                const target::GpuTarget &target);
 
