@@ -169,9 +169,9 @@ Constants b200Fp8() {
 /// the fitting half of the H100 MoE timings (vLLM 0.19's fused_moe). No
 /// other GPU has MoE timings: the others take this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.665},
-          {"moe_memory_efficiency", 0.7689},
-          {"moe_overhead_us", 6.545}};
+  return {{"grouped_gemm_efficiency", 0.7237},
+          {"moe_memory_efficiency", 0.758},
+          {"moe_overhead_us", 8.9813}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
