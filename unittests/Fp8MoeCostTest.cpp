@@ -87,6 +87,13 @@ TEST(Fp8Linear, QuantizeBytesAndTime) {
   EXPECT_NEAR(q.predictedUs, 26.428, 1e-3);
   q = estimateQuantize(fp8(1024, 4096, Quantize::Block, true), t);
   EXPECT_NEAR(q.predictedUs, 35.079, 1e-3);
+  // A static scale (vLLM with the checkpoint's activation scale): the cast
+  // alone reads bf16 once and writes FP8, 3 B each, 12,582,912 B: 25.166 +
+  // 1 kernel x 1 us = 26.166 us.
+  q = estimateQuantize(fp8(1024, 4096, Quantize::Static), t);
+  EXPECT_EQ(q.kernels, 1);
+  EXPECT_DOUBLE_EQ(q.bytes, 12582912.0);
+  EXPECT_NEAR(q.predictedUs, 26.166, 1e-3);
   // A bare FP8 GEMM quantizes nothing.
   EXPECT_EQ(estimateQuantize(fp8(1024, 4096, Quantize::None), t).kernels, 0);
 }
@@ -107,11 +114,47 @@ TEST(Fp8Linear, GemmIncludesItsQuantization) {
   // (1024 x 4096 x 1 more byte written: not on the critical path here
   // unless memory-bound, so at least the quantization is added).
   EXPECT_GE(e.predictedUs - bare.predictedUs, 43.943 - 1e-6);
-  // The M buckets of the dispatch: <= 64: 64 x 64; <= 128: 64 x 128.
-  EXPECT_EQ(fp8LinearTile(64).n, 64);
-  EXPECT_EQ(fp8LinearTile(65).m, 64);
-  EXPECT_EQ(fp8LinearTile(65).n, 128);
-  EXPECT_EQ(fp8LinearTile(129).m, 128);
+  // The dispatch of vLLM 0.19's sm90 kernels (N = 4096 here):
+  // M <= 16: swapped, 16 rows x 64 columns; 16 < M <= 64 with N > 1280:
+  // 64 x 64; N <= 1280: 16 x 64 still; M <= 128: 64 x 128; M >= 8192
+  // with K >= 6144: 256 x 128; else 128 x 128. None streams K.
+  auto tileOf = [&](int64_t m, int64_t n, int64_t k) {
+    GemmProblem p = fp8(m, k, Quantize::Static);
+    p.n = n;
+    const target::Fp8LinearKernel *r = fp8LinearKernel(p, t);
+    EXPECT_NE(r, nullptr);
+    EXPECT_FALSE(r && r->streamK);
+    return r ? r->tile.m * 1000 + r->tile.n : 0;
+  };
+  // Tiles as rows x 1000 + columns.
+  EXPECT_EQ(tileOf(16, 4096, 4096), 16064);
+  EXPECT_EQ(tileOf(17, 4096, 4096), 64064);
+  EXPECT_EQ(tileOf(64, 1280, 4096), 16064);
+  EXPECT_EQ(tileOf(65, 4096, 4096), 64128);
+  EXPECT_EQ(tileOf(129, 4096, 4096), 128128);
+  EXPECT_EQ(tileOf(8192, 4096, 6144), 256128);
+  EXPECT_EQ(tileOf(8192, 4096, 6143), 128128);
+  // A bare FP8 GEMM is no linear layer: the library's choice.
+  EXPECT_EQ(fp8LinearKernel(fp8(1024, 4096, Quantize::None), t), nullptr);
+  // B200 names no dispatch (FlashInfer's library path): the library's
+  // choice, K split where the tiles leave SMs idle.
+  const GpuTarget &b200 = *target::findBuiltinTarget("b200");
+  EXPECT_EQ(fp8LinearKernel(fp8(1024, 4096, Quantize::Static), b200),
+            nullptr);
+}
+
+TEST(Fp8Linear, LastWaveRunsWholeWithoutStreamK) {
+  const GpuTarget t = roundTarget();
+  // M = 1024, N = 4096: 8 x 32 = 256 tiles of 128 x 128 on 132 SMs, one
+  // per SM: 2 waves, the second 124/132 full. Without stream-K the wave
+  // efficiency is 256 / (2 x 132) = 0.9697; with the target's smoothing s
+  // it is 1.9394 / ((1 - s) x 2 + s x 1.9394), higher.
+  GemmEstimate e = estimateGemm(fp8(1024, 4096, Quantize::Static), t);
+  EXPECT_EQ(e.waves, 2);
+  EXPECT_NEAR(e.waveEfficiency, 256.0 / 264.0, 1e-12);
+  GemmEstimate smoothed = estimateWithTile(fp8(1024, 4096, Quantize::Static),
+                                           t, e.tile, 1, true);
+  EXPECT_GT(smoothed.waveEfficiency, e.waveEfficiency);
 }
 
 TEST(Fp8Linear, WhichGemmsQuantize) {

@@ -57,7 +57,7 @@ DimAlignment tshape::cost::alignmentOf(int64_t elements,
 GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
                                                 const target::GpuTarget &t,
                                                 const target::TileConfig &tile,
-                                                int64_t splitK) {
+                                                int64_t splitK, bool streamK) {
   GemmEstimate e;
   e.splitK = splitK;
   const int64_t eb = model::dtypeBytes(p.dtype);
@@ -91,7 +91,7 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   // Stream-K and persistent kernels share the last partial wave out: with
   // smoothing s the kernel runs (1-s) x whole waves + s x fractional waves.
   double fractional = double(ctas) / double(e.slots);
-  double s = std::clamp(t.waveSmoothing, 0.0, 1.0);
+  double s = streamK ? std::clamp(t.waveSmoothing, 0.0, 1.0) : 0.0;
   e.waveEfficiency = fractional / ((1 - s) * double(e.waves) + s * fractional);
 
   e.flops = 2.0 * p.batch * double(p.m) * double(p.n) * double(p.k);
@@ -155,8 +155,18 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   return e;
 }
 
-target::TileConfig tshape::cost::fp8LinearTile(int64_t m) {
-  return {m <= 128 ? 64 : 128, m <= 64 ? 64 : 128};
+const target::Fp8LinearKernel *
+tshape::cost::fp8LinearKernel(const GemmProblem &p,
+                              const target::GpuTarget &t) {
+  // Grouped expert GEMMs run the fused MoE kernel (vLLM's Triton
+  // fused_moe), not the linear layer's scaled_mm dispatch.
+  if (p.quantize == Quantize::None || p.dtype != model::DType::FP8 ||
+      p.grouped)
+    return nullptr;
+  for (const target::Fp8LinearKernel &k : t.fp8LinearKernels)
+    if (k.admits(p.m, p.n, p.k))
+      return &k;
+  return nullptr;
 }
 
 QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
@@ -166,12 +176,14 @@ QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
     return q;
   const double elems = double(p.batch) * double(p.m) * double(p.k);
   const bool block = p.quantize == Quantize::Block;
+  const bool amax = p.quantize == Quantize::PerTensor;
   // Bytes per element: per-tensor reads bf16 twice (amax, cast) and writes
-  // FP8 once; block scaling reads once and writes FP8 plus a one-byte
-  // scale per 32 elements. A transposed copy writes the FP8 side again.
+  // FP8 once; a static scale and block scaling read once and write FP8
+  // (block scaling plus a one-byte scale per 32 elements). A transposed
+  // copy writes the FP8 side again.
   const double write = block ? 1.0 + 1.0 / 32 : 1.0;
-  const double read = block ? 2.0 : 4.0;
-  q.kernels = block ? 1 : 2;
+  const double read = amax ? 4.0 : 2.0;
+  q.kernels = amax ? 2 : 1;
   q.bytes = elems * (read + write * (p.quantizeTranspose ? 2 : 1));
   q.predictedUs =
       q.bytes / (t.memoryBandwidthGBs * 1e9 * t.quantizeEfficiency) * 1e6 +
@@ -181,16 +193,11 @@ QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
 
 GemmEstimate tshape::cost::estimateGemm(const GemmProblem &p,
                                             const target::GpuTarget &t) {
-  // On Hopper an FP8 linear layer's GEMM takes its tile from M alone and
-  // does not split K (vLLM's CUTLASS FP8 kernels, which the measured
-  // layers ran); a menu without that tile (a target file's own) falls back
-  // to the library's choice.
-  if (p.quantize != Quantize::None && t.arch == "hopper") {
-    const target::TileConfig want = fp8LinearTile(p.m);
-    for (const target::TileConfig &tile : t.tiles)
-      if (tile.m == want.m && tile.n == want.n)
-        return estimateWithTile(p, t, tile, 1);
-  }
+  // An FP8 linear layer runs the framework's own kernel where the target
+  // names its dispatch (vLLM's CUTLASS FP8 kernels on Hopper): that tile,
+  // K unsplit.
+  if (const target::Fp8LinearKernel *k = fp8LinearKernel(p, t))
+    return estimateWithTile(p, t, k->tile, 1, k->streamK);
   GemmEstimate best;
   bool first = true;
   for (const target::TileConfig &tile : t.tiles) {

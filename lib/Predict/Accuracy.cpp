@@ -58,6 +58,13 @@ double tshape::predict::predictRow(const KernelRow &row,
     cost::MoeLayerEstimate e = cost::estimateMoeLayer(row.moe, t);
     return e.supported ? e.predictedUs : 0;
   }
+  // A static scale is the checkpoint's, not a run precision: such a row
+  // prices its own problem (the cast without the amax pass).
+  if (row.kind == KernelKind::Gemm &&
+      row.gemm.quantize == cost::Quantize::Static) {
+    cost::GemmEstimate g = cost::estimateGemm(row.gemm, t);
+    return g.supported ? g.predictedUs : 0;
+  }
   model::RunShape run;
   if (row.kind == KernelKind::Gemm && row.gemm.quantize != cost::Quantize::None)
     run.precision = row.gemm.quantize == cost::Quantize::Block

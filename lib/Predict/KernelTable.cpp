@@ -111,9 +111,11 @@ struct RowReader {
     return true;
   }
   /// The `scaling` column of an fp8 GEMM row: how the FP8 linear layer
-  /// quantizes its input (`tensor`, the default: per-tensor current
-  /// scaling, what the measured files hold; `block`: MXFP8; `none`: a
-  /// bare FP8 GEMM on FP8 operands, as tshape-bench-gemms times it).
+  /// quantizes its input (`static`, the default: a per-tensor scale known
+  /// in advance, one cast, what the measured files hold: aiconfigurator
+  /// builds vLLM's layer with activation_scheme "static"; `tensor`:
+  /// per-tensor current scaling, amax then cast; `block`: MXFP8; `none`:
+  /// a bare FP8 GEMM on FP8 operands, as tshape-bench-gemms times it).
   bool scaling(DType dt, cost::Quantize &out) {
     int c = cols["scaling"];
     const std::string f = c < 0 ? std::string() : fields[c];
@@ -125,14 +127,17 @@ struct RowReader {
             " row (only fp8 rows are scaled)";
       return false;
     }
-    if (f.empty() || f == "tensor")
+    if (f.empty() || f == "static")
+      out = cost::Quantize::Static;
+    else if (f == "tensor")
       out = cost::Quantize::PerTensor;
     else if (f == "block")
       out = cost::Quantize::Block;
     else if (f == "none")
       out = cost::Quantize::None;
     else {
-      why = "unknown scaling '" + f + "' (expected tensor, block or none)";
+      why = "unknown scaling '" + f +
+            "' (expected static, tensor, block or none)";
       return false;
     }
     return true;
@@ -357,9 +362,10 @@ bool tshape::predict::parseKernelTable(const std::string &text,
           !r.scaling(dt, p.quantize))
         return fail(lineNo, why);
       row.key = std::string(dtypeName(dt)) +
-                (p.quantize == cost::Quantize::Block  ? "/block"
-                 : p.quantize == cost::Quantize::None ? ""
-                                                      : "/tensor") +
+                (p.quantize == cost::Quantize::Block    ? "/block"
+                 : p.quantize == cost::Quantize::None   ? ""
+                 : p.quantize == cost::Quantize::Static ? "/static"
+                                                        : "/tensor") +
                 "," + std::to_string(p.batch) + "," + std::to_string(p.m) +
                 "," + std::to_string(p.n) + "," + std::to_string(p.k) + "," +
                 std::to_string(p.transA) + std::to_string(p.transB);

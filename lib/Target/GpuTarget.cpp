@@ -24,6 +24,25 @@ std::vector<TileConfig> defaultTiles() {
           {16, 128, 0.40, 8},  {128, 16, 0.40, 8}};
 }
 
+/// vLLM's dispatch of a per-tensor FP8 linear layer's GEMM on Hopper
+/// (cutlass_gemm_sm90_fp8_dispatch, vLLM 0.19): M <= 64 runs the operands
+/// swapped (the output tile is 64 columns of N by 16 rows of M; 64 x 64
+/// for 16 < M <= 64 when N > 1280), one tile per CTA; M <= 128 a 64 x 128
+/// persistent ping-pong kernel; M >= 8192 with K >= 6144 a 256 x 128
+/// cooperative one; the rest 128 x 128 ping-pong. None splits K or
+/// streams it, and each takes a whole SM's shared memory (CUTLASS's
+/// automatic stage count): one CTA per SM. The tile efficiencies are the
+/// menu's for tiles of that size.
+std::vector<Fp8LinearKernel> vllmSm90Fp8Kernels() {
+  // {min M, max M (0: none), max N (0: none), min K, tile}
+  return {{1, 64, 1280, 0, {16, 64, 0.40, 1}},
+          {1, 16, 0, 0, {16, 64, 0.40, 1}},
+          {17, 64, 0, 0, {64, 64, 0.70, 1}},
+          {65, 128, 0, 0, {64, 128, 0.85, 1}},
+          {8192, 0, 0, 6144, {256, 128, 1.00, 1}},
+          {129, 0, 0, 0, {128, 128, 0.95, 1}}};
+}
+
 // Peak order: BF16, FP16, FP32, TF32, FP8 (model::DType).
 GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms,
                double bf16, double fp16, double fp32, double tf32, double fp8,
@@ -66,6 +85,12 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
     if (!volta)
       t.fusedHeadDims = {32, 64, 96, 128, 160, 192, 224, 256};
   }
+  // An FP8 linear layer on Hopper runs vLLM's CUTLASS kernels (vLLM
+  // 0.19, csrc/quantization/cutlass_w8a8/c3x/scaled_mm_sm90_fp8_dispatch.cuh;
+  // on Blackwell FlashInfer's cuBLASLt path comes first: the library's
+  // choice).
+  if (std::string(arch) == "hopper")
+    t.fp8LinearKernels = vllmSm90Fp8Kernels();
   return t;
 }
 
@@ -129,17 +154,17 @@ Constants a100Decode() {
           {"decode_cta_us", 4.18},             {"decode_sm_bandwidth", 3.552},
           {"decode_combine_us", 6.195},        {"decode_overlap_exponent", 1.824}};
 }
-/// FP8 linear layers (the GEMM and its input's per-tensor quantization),
+/// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
 Constants h100Fp8() {
-  return {{"fp8_math_efficiency", 0.732},
-          {"quantize_efficiency", 0.995},
-          {"quantize_overhead_us", 1.161}};
+  return {{"fp8_math_efficiency", 0.77},
+          {"quantize_efficiency", 0.793},
+          {"quantize_overhead_us", 2.205}};
 }
 Constants b200Fp8() {
   return {{"fp8_math_efficiency", 0.396},
-          {"quantize_efficiency", 0.778},
-          {"quantize_overhead_us", 1.455}};
+          {"quantize_efficiency", 0.467},
+          {"quantize_overhead_us", 2.902}};
 }
 /// Fused MoE layers (Cost/MoeLayer.h), fitted by tshape-calibrate on the
 /// fitting half of the H100 MoE timings (vLLM 0.19's fused_moe;

@@ -58,6 +58,18 @@ bool integer(const json::Object &o, const char *key, int64_t &out,
 }
 
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// Reads a tile's m, n (required), efficiency and ctas_per_sm from `o`.
+bool tile(const json::Object &o, TileConfig &c, std::string &error) {
+  double eff = 1.0;
+  if (!integer(o, "m", c.m, true, error) ||
+      !integer(o, "n", c.n, true, error) ||
+      !number(o, "efficiency", eff, false, error, 1.0) ||
+      !integer(o, "ctas_per_sm", c.ctasPerSm, false, error))
+    return false;
+  c.efficiency = eff;
+  return true;
+}
 } // namespace
 
 std::optional<GpuTarget>
@@ -214,25 +226,63 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     for (const json::Value &e : *arr) {
       const json::Object *to = e.getAsObject();
       TileConfig c;
-      double eff = 1.0;
       if (!to) {
         error = "key 'tiles': each tile must be an object {m, n, "
                 "efficiency, ctas_per_sm}";
         return std::nullopt;
       }
-      if (!integer(*to, "m", c.m, true, error) ||
-          !integer(*to, "n", c.n, true, error) ||
-          !number(*to, "efficiency", eff, false, error, 1.0) ||
-          !integer(*to, "ctas_per_sm", c.ctasPerSm, false, error)) {
+      if (!tile(*to, c, error)) {
         error = "key 'tiles': " + error;
         return std::nullopt;
       }
-      c.efficiency = eff;
       t.tiles.push_back(c);
     }
   } else if (req) {
     error = "missing required key 'tiles'";
     return std::nullopt;
+  }
+  // The FP8 linear layer's dispatch (GpuTarget::fp8LinearKernels): an
+  // empty array means the library's choice.
+  if (const json::Value *fk = o->get("fp8_linear_kernels")) {
+    const json::Array *arr = fk->getAsArray();
+    if (!arr) {
+      error = "key 'fp8_linear_kernels': expected an array of rule objects";
+      return std::nullopt;
+    }
+    t.fp8LinearKernels.clear();
+    for (const json::Value &e : *arr) {
+      const json::Object *ko = e.getAsObject();
+      Fp8LinearKernel k;
+      if (!ko) {
+        error = "key 'fp8_linear_kernels': each rule must be an object {m, "
+                "n, efficiency, ctas_per_sm, min_m, max_m, max_n, min_k, "
+                "stream_k}";
+        return std::nullopt;
+      }
+      if (!tile(*ko, k.tile, error) ||
+          !integer(*ko, "min_m", k.minM, false, error) ||
+          !integer(*ko, "max_m", k.maxM, false, error) ||
+          !integer(*ko, "max_n", k.maxN, false, error) ||
+          !integer(*ko, "min_k", k.minK, false, error)) {
+        error = "key 'fp8_linear_kernels': " + error;
+        return std::nullopt;
+      }
+      if (const json::Value *sk = ko->get("stream_k")) {
+        std::optional<bool> b = sk->getAsBoolean();
+        if (!b) {
+          error = "key 'fp8_linear_kernels': key 'stream_k': expected true "
+                  "or false";
+          return std::nullopt;
+        }
+        k.streamK = *b;
+      }
+      if (k.maxM && k.maxM < k.minM) {
+        error = "key 'fp8_linear_kernels': max_m " + std::to_string(k.maxM) +
+                " is below min_m " + std::to_string(k.minM);
+        return std::nullopt;
+      }
+      t.fp8LinearKernels.push_back(k);
+    }
   }
   return t;
 }

@@ -24,8 +24,10 @@ namespace tshape::cost {
 /// bare FP8 GEMM, or the weight gradient, whose operands the forward and
 /// data-gradient quantizations wrote), per-tensor current scaling (an amax
 /// reduction over the bf16 operand, then a cast), or MXFP8 block scaling
-/// (one cast writing an E8M0 scale per 32 elements).
-enum class Quantize : uint8_t { None, PerTensor, Block };
+/// (one cast writing an E8M0 scale per 32 elements). Static per-tensor
+/// scaling (vLLM with a checkpoint's calibrated activation scale) skips
+/// the amax pass: one cast.
+enum class Quantize : uint8_t { None, PerTensor, Block, Static };
 
 struct GemmProblem {
   int64_t batch = 1, m = 1, n = 1, k = 1;
@@ -46,14 +48,15 @@ struct GemmProblem {
 
 /// The quantization of an FP8 linear layer's A operand.
 struct QuantizeEstimate {
-  int kernels = 0;  ///< 2 per-tensor (amax, cast), 1 block, 0 none
+  int kernels = 0;  ///< 2 per-tensor (amax, cast), 1 block or static, 0 none
   double bytes = 0; ///< bf16 reads, FP8 writes and block scales
   double predictedUs = 0;
 };
 
 /// The quantization of the `m x k` (x batch) A operand of `p` on `t`:
 /// per-tensor reads the bf16 operand twice (amax, then the cast) and writes
-/// it once in FP8, 5 bytes per element; block scaling reads it once and
+/// it once in FP8, 5 bytes per element; a static scale reads it once and
+/// writes it once, 3 bytes; block scaling reads it once and
 /// writes it with one scale byte per 32 elements, 3 + 1/32 bytes; a
 /// transposed copy writes its FP8 bytes (and scales) again. Time = bytes /
 /// (bandwidth x quantize_efficiency) + kernels x quantize_overhead_us.
@@ -110,24 +113,25 @@ double alignmentFactor(int64_t vectorBytes);
 DimAlignment alignmentOf(int64_t elements, model::DType dtype,
                          const target::GpuTarget &target);
 
-/// Predicts one GEMM with a given tile and split-K factor.
+/// Predicts one GEMM with a given tile and split-K factor. `streamK`
+/// false: the kernel runs its last wave whole (no wave smoothing).
 GemmEstimate estimateWithTile(const GemmProblem &p,
                               const target::GpuTarget &target,
                               const target::TileConfig &tile,
-                              int64_t splitK = 1);
+                              int64_t splitK = 1, bool streamK = true);
 
-/// The CTA tile (m, n only) of an FP8 linear layer's GEMM of M rows on
-/// Hopper: vLLM's CUTLASS FP8 kernels (scaled_mm_sm90_fp8_dispatch.cuh)
-/// pick it from M alone, M <= 64: 64 x 64; M <= 128: 64 x 128; else
-/// 128 x 128, and never split K. Elsewhere the library's choice over the
-/// menu stands (on B200 it fits the measured layers better than vLLM's
-/// one sm100 tile: docs/model-accuracy.md).
-target::TileConfig fp8LinearTile(int64_t m);
+/// The rule of `target`'s FP8 linear-layer dispatch that an FP8 linear
+/// layer's GEMM `p` runs (GpuTarget::fp8LinearKernels); nullptr when none
+/// admits it, or `p` is no FP8 linear layer or a grouped expert GEMM (the
+/// fused MoE kernel's): then the library's choice.
+const target::Fp8LinearKernel *fp8LinearKernel(const GemmProblem &p,
+                                               const target::GpuTarget &target);
 
 /// Predicts one GEMM with the tile and split-K of minimum predicted time
 /// (ties: the earlier tile in the menu, then no split). Split-K is tried
 /// only when the tiles do not fill one wave. An FP8 linear layer
-/// (GemmProblem::quantize) takes fp8LinearTile's tile, unsplit.
+/// (GemmProblem::quantize) that the target's FP8 dispatch admits takes
+/// that rule's tile, unsplit (fp8LinearKernel).
 GemmEstimate estimateGemm(const GemmProblem &p,
                           const target::GpuTarget &target);
 

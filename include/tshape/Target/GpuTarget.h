@@ -30,6 +30,26 @@ struct TileConfig {
   int64_t ctasPerSm = 1;
 };
 
+/// One rule of a framework's FP8 linear-layer GEMM dispatch: a GEMM of M x
+/// N x K that the bounds admit runs this tile, unsplit. Swapped-operand
+/// kernels (the output computed transposed, for small M) are written with
+/// the tile as the problem sees it (rows of M, columns of N). A kernel
+/// without stream-K (a persistent or one-tile-per-CTA schedule) runs its
+/// last wave whole: `streamK` false ignores the target's wave smoothing.
+/// Facts read from the framework's dispatch code (docs/cost-model.md
+/// cites it), not fitted.
+struct Fp8LinearKernel {
+  int64_t minM = 1, maxM = 0; ///< M in [minM, maxM]; maxM 0: no bound
+  int64_t maxN = 0;           ///< N <= maxN; 0: no bound
+  int64_t minK = 0;           ///< K >= minK
+  TileConfig tile;
+  bool streamK = false;
+  bool admits(int64_t m, int64_t n, int64_t k) const {
+    return m >= minM && (maxM == 0 || m <= maxM) && (maxN == 0 || n <= maxN) &&
+           k >= minK;
+  }
+};
+
 struct GpuTarget {
   std::string name;        ///< canonical name, e.g. "h100-sxm"
   std::string description; ///< e.g. "NVIDIA H100 SXM5 80GB"
@@ -146,6 +166,10 @@ struct GpuTarget {
   /// 576 = 512 + 64 on Hopper and Blackwell); empty: none.
   std::vector<int64_t> latentDecodeHeadDims;
   std::vector<TileConfig> tiles;
+  /// The FP8 linear layer's GEMM dispatch, first admitting rule wins;
+  /// empty: the library's choice over `tiles` (a framework that calls
+  /// cuBLASLt). Hopper: vLLM's CUTLASS kernels.
+  std::vector<Fp8LinearKernel> fp8LinearKernels;
 
   double peak(model::DType t) const { return peakTflops[(int)t]; }
   /// Whether linear layers can run in `p` here: fp8 needs an FP8 peak,
