@@ -13,6 +13,7 @@
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -454,4 +455,36 @@ TEST(GemmModel, AttentionWindowAndGqa) {
   FusedAttentionEstimate mqa = estimateAttention(p, h100());
   EXPECT_LT(mqa.memoryUs, full.memoryUs);
   EXPECT_DOUBLE_EQ(mqa.computeUs, full.computeUs);
+}
+
+TEST(GemmModel, AttentionKvTraffic) {
+  // s = 2048, causal: 136 (query block, key block) pairs of 128 x 128.
+  // Each loads the key block's K and V tiles, 2 x 128 x 128 x 2 bytes =
+  // 65,536 B, once per kv head: 8 kv heads move 136 x 8 x 65,536 =
+  // 71,303,168 B; with one HBM read per 4 loads, 17,825,792 B at
+  // 3350e9 x 0.85 = 2847.5e9 B/s = 6.2602 us.
+  AttentionProblem p;
+  p.batch = 1;
+  p.seq = 2048;
+  p.heads = 32;
+  p.kvHeads = 8;
+  p.headDim = 128;
+  target::GpuTarget t = h100();
+  t.attentionKvReuse = 4;
+  t.attentionKvOverlapExponent = 1;
+  FusedAttentionEstimate gqa = estimateAttention(p, t);
+  EXPECT_NEAR(gqa.kvStreamUs, 136.0 * 8 * 65536 / 4 / 2847.5e9 * 1e6, 1e-9);
+  // p = 1: the traffic adds to the larger of compute, critical path and
+  // memory.
+  const double core =
+      std::max({gqa.computeUs, gqa.criticalPathUs, gqa.memoryUs});
+  EXPECT_NEAR(gqa.predictedUs, core + gqa.kvStreamUs + t.attentionOverheadUs,
+              1e-9);
+  // MHA over the same 32 query heads: four times the kv heads, four times
+  // the traffic, the same matrix work.
+  p.kvHeads = 32;
+  FusedAttentionEstimate mha = estimateAttention(p, t);
+  EXPECT_NEAR(mha.kvStreamUs, 4 * gqa.kvStreamUs, 1e-9);
+  EXPECT_DOUBLE_EQ(mha.computeUs, gqa.computeUs);
+  EXPECT_GT(mha.predictedUs, gqa.predictedUs);
 }
