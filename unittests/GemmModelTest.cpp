@@ -432,16 +432,24 @@ TEST(GemmModel, FittedEffects) {
   EXPECT_EQ(estimateGemm(gemm(1, 4096, 4096), t).splitK, 1);
 }
 
-TEST(GemmModel, AttentionWindowAndGqa) {
-  // s = 2048 in 16 blocks of 128, causal: 136 blocks. A window of 128 keys
-  // spans at most 2 key blocks per query block: 1 + 2 x 15 = 31 blocks, so
-  // the compute is 31/136 of the full causal one.
+namespace {
+/// One sequence of 2048 tokens, 32 query heads over 8 kv heads of 128.
+AttentionProblem attention2048() {
   AttentionProblem p;
   p.batch = 1;
   p.seq = 2048;
   p.heads = 32;
   p.kvHeads = 8;
   p.headDim = 128;
+  return p;
+}
+} // namespace
+
+TEST(GemmModel, AttentionWindowAndGqa) {
+  // s = 2048 in 16 blocks of 128, causal: 136 blocks. A window of 128 keys
+  // spans at most 2 key blocks per query block: 1 + 2 x 15 = 31 blocks, so
+  // the compute is 31/136 of the full causal one.
+  AttentionProblem p = attention2048();
   FusedAttentionEstimate full = estimateAttention(p, h100());
   p.window = 128;
   FusedAttentionEstimate win = estimateAttention(p, h100());
@@ -463,12 +471,7 @@ TEST(GemmModel, AttentionKvTraffic) {
   // 65,536 B, once per kv head: 8 kv heads move 136 x 8 x 65,536 =
   // 71,303,168 B; with one HBM read per 4 loads, 17,825,792 B at
   // 3350e9 x 0.85 = 2847.5e9 B/s = 6.2602 us.
-  AttentionProblem p;
-  p.batch = 1;
-  p.seq = 2048;
-  p.heads = 32;
-  p.kvHeads = 8;
-  p.headDim = 128;
+  AttentionProblem p = attention2048();
   target::GpuTarget t = h100();
   t.attentionKvReuse = 4;
   t.attentionKvOverlapExponent = 1;
