@@ -129,13 +129,13 @@ Constants h100Vllm024Attention() {
           {"attention_kv_overlap_exponent", 1}};
 }
 Constants h100Vllm024Decode() {
-  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.484},
-          {"decode_cta_us", 3.268},        {"decode_sm_bandwidth", 16},
-          {"decode_combine_us", 1.957},    {"decode_overlap_exponent", 1.117},
-          // No effect on Hopper's FA3: where the fit's middle start left
-          // them.
-          {"decode_split_combine_us", 1},  {"decode_out_copy_us", 10},
-          {"decode_query_copy_us", 10}};
+  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.553},
+          {"decode_cta_us", 3.215},        {"decode_sm_bandwidth", 16},
+          {"decode_combine_us", 1.922},    {"decode_overlap_exponent", 1.116},
+          // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
+          // left at their guesses.
+          {"decode_split_combine_us", 0.1}, {"decode_out_copy_us", 2},
+          {"decode_query_copy_us", 2}};
 }
 Constants a100Decode() {
   return {{"decode_memory_efficiency", 0.74},  {"decode_overhead_us", 7.227},
