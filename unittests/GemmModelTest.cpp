@@ -80,8 +80,18 @@ TEST(Targets, ConstantsAndTheirSource) {
   // at the default by a missing key).
   const GpuTarget guess = target::uncalibrated(sxm);
   EXPECT_EQ(guess.constantsSource, "uncalibrated guesses");
-  for (const target::ModelConstant &c : target::modelConstants())
-    EXPECT_NE(sxm.*c.field, guess.*c.field) << c.key;
+  // FlashAttention 2's decode merge and copies have no effect on Hopper
+  // (FlashAttention 3): the A100 fit moves them.
+  const GpuTarget ampereGuess = target::uncalibrated(a100);
+  for (const target::ModelConstant &c : target::modelConstants()) {
+    bool fa2Only = std::string(c.key) == "decode_split_combine_us" ||
+                   std::string(c.key) == "decode_out_copy_us" ||
+                   std::string(c.key) == "decode_query_copy_us";
+    if (fa2Only)
+      EXPECT_NE(a100.*c.field, ampereGuess.*c.field) << c.key;
+    else
+      EXPECT_NE(sxm.*c.field, guess.*c.field) << c.key;
+  }
 
   // A file names what it sets, and where the rest comes from.
   std::string err;
@@ -245,12 +255,15 @@ TEST(GemmModel, FusedAttentionHeadDim) {
   // 4 x 128^2 x 128 = 8,388,608 FLOP each: 128 x 136 x 8,388,608 =
   // 146,028,888,064 FLOP / 791.52e12 = 184.4917 us. The longest CTA (16
   // blocks on one SM) takes 22.4 us and the bytes (2 x 128 x 2048 x 80 x 6
-  // = 251.7 MB) 88.4 us, both less. + 2 us = 186.4917 us.
+  // = 251.7 MB) 88.4 us, both less. The K/V tiles, 128 kv heads x 136
+  // blocks x 128 keys x 2 x 80 x 2 B, one HBM read per 8 loads:
+  // 89,128,960 B at 2847.5e9 B/s = 31.30 us, 2-normed with the compute:
+  // 187.1281 us; + 2 us = 189.1281 us.
   FusedAttentionEstimate f = attentionOf(128, 2048, 80, /*causal=*/true, h100());
   EXPECT_TRUE(f.supported);
   EXPECT_EQ(f.paddedHeadDim, 128);
   EXPECT_DOUBLE_EQ(f.headDimEfficiency, 0.625);
-  EXPECT_NEAR(f.predictedUs, 186.4917, 1e-3);
+  EXPECT_NEAR(f.predictedUs, 189.1281, 1e-3);
   // Useful work: 4 x 128 x (2048 x 2049 / 2) x 80 FLOP, of the issued
   // 146,028,888,064 x 0.625: 0.9412.
   EXPECT_NEAR(f.blockEfficiency,
