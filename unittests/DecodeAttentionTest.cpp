@@ -158,9 +158,11 @@ TEST(DecodeAttention, FewCtasCannotSaturateHbm) {
   // an MHA decode of 8 heads at batch 1 runs 8 CTAs, each reading its
   // head's 131072 x 128 x 2 x 2 = 64 MiB (plus Q and O, 512 bytes) at one
   // SM's bandwidth: 1x its share, 2,039 / 108 GB/s = 18.9 GB/s.
+  // The HBM time at the datasheet bandwidth is 108/8 = 13.5x shorter.
   GpuTarget t = *target::findBuiltinTarget("a100-80gb");
   ASSERT_TRUE(t.decodeSplitGqaOnly);
   t.decodeSmBandwidth = 1;
+  t.decodeMemoryEfficiency = 1;
   DecodeAttentionEstimate e = estimateDecodeAttention(decode(1, 8, 8, 131072), t);
   EXPECT_EQ(e.splits, 1);
   EXPECT_EQ(e.ctas, 8);
@@ -176,6 +178,54 @@ TEST(DecodeAttention, FewCtasCannotSaturateHbm) {
   DecodeAttentionEstimate h = estimateDecodeAttention(
       decode(1, 8, 8, 131072), *target::findBuiltinTarget("h100-sxm"));
   EXPECT_GT(h.splits, 1);
+}
+
+TEST(DecodeAttention, FlashAttention2SwappedLayout) {
+  // FlashAttention 2's varlen path (A100, 108 SMs) with round constants:
+  // 1 us per merge plus 0.5 us per split and merge wave, 2 us for the O
+  // copy, 6 us for the Q copy.
+  GpuTarget t = *target::findBuiltinTarget("a100-80gb");
+  ASSERT_TRUE(t.decodeSplitGqaOnly);
+  t.decodeCombineUs = 1;
+  t.decodeSplitCombineUs = 0.5;
+  t.decodeOutCopyUs = 2;
+  t.decodeQueryCopyUs = 6;
+  // Its heuristic counts 2 x 108 = 216 CTA slots: one (sequence, kv head)
+  // over 16384 / 128 = 128 key blocks. Eligible counts are those that
+  // change the blocks per split; 128 (one block each) gives 128/216 =
+  // 0.59, the best, and no count from 109 (0.85 of it) up to 127 is
+  // eligible (all leave 2 blocks per split), so s = 128. Counting 108
+  // slots, 64 splits (0.59) would win.
+  EXPECT_EQ(decodeSplits(1, 216, 128), 128);
+  EXPECT_EQ(decodeSplits(1, 108, 128), 64);
+  DecodeAttentionEstimate g = estimateDecodeAttention(decode(1, 8, 1, 16384), t);
+  EXPECT_TRUE(g.swappedGqa);
+  EXPECT_EQ(g.splits, 128);
+  // The merge: b h = 8 rows, one merging CTA per 4 rows (head dim 128): 2
+  // CTAs, one wave; 1 + 0.5 x 128 x 1 = 65 us. One sequence: Q's swap is
+  // a view, only O is copied.
+  EXPECT_DOUBLE_EQ(g.combineUs, 65);
+  EXPECT_DOUBLE_EQ(g.copyUs, 2);
+  EXPECT_DOUBLE_EQ(g.fixedUs, t.decodeOverheadUs + 65 + 2);
+  // Two sequences and two kv heads: Q is copied into the swapped layout.
+  DecodeAttentionEstimate q = estimateDecodeAttention(decode(2, 8, 2, 16), t);
+  EXPECT_EQ(q.splits, 1);
+  EXPECT_DOUBLE_EQ(q.combineUs, 0);
+  EXPECT_DOUBLE_EQ(q.copyUs, 8);
+  // MHA (one query head per kv head) is not swapped: no copies, no split.
+  DecodeAttentionEstimate m = estimateDecodeAttention(decode(2, 8, 8, 16384), t);
+  EXPECT_FALSE(m.swappedGqa);
+  EXPECT_EQ(m.splits, 1);
+  EXPECT_DOUBLE_EQ(m.copyUs, 0);
+  // FlashAttention 3 (Hopper) has none of these: no copies, and its merge
+  // is the fixed cost alone.
+  GpuTarget h = roundH100();
+  h.decodeSplitCombineUs = 0.5;
+  DecodeAttentionEstimate f = estimateDecodeAttention(decode(2, 8, 2, 16384), h);
+  EXPECT_FALSE(f.swappedGqa);
+  EXPECT_GT(f.splits, 1);
+  EXPECT_DOUBLE_EQ(f.combineUs, 1);
+  EXPECT_DOUBLE_EQ(f.copyUs, 0);
 }
 
 TEST(DecodeAttention, Unsupported) {

@@ -89,9 +89,16 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
   e.kvBlocks = ceilDiv(e.keysRead, blk);
 
   const int64_t units = p.batch * p.kvHeads * e.queryTiles;
-  const bool splittable =
-      !t.decodeSplitGqaOnly || (e.groupRows > 1 && p.window <= 0);
-  e.splits = splittable ? decodeSplits(units, t.smCount, e.kvBlocks) : 1;
+  // FlashAttention 2's varlen path packs the query heads of a kv head only
+  // by swapping them into the sequence dimension (several per kv head, no
+  // window), splits only then, and its heuristic counts two 128-thread
+  // CTAs per SM.
+  const bool fa2 = t.decodeSplitGqaOnly;
+  e.swappedGqa = fa2 && e.groupRows > 1 && p.window <= 0;
+  const bool splittable = !fa2 || e.swappedGqa;
+  e.splits = splittable ? decodeSplits(units, t.smCount * (fa2 ? 2 : 1),
+                                       e.kvBlocks)
+                        : 1;
   e.ctas = units * e.splits;
   e.waves = ceilDiv(e.ctas, std::max<int64_t>(1, t.smCount));
 
@@ -134,9 +141,28 @@ tshape::cost::estimateDecodeAttention(const DecodeAttentionProblem &p,
                       : 0.0);
   const double core = std::max(e.scheduleUs, e.computeUs);
   e.memoryBound = e.bandwidthUs > core;
-  e.predictedUs = overlap(core, e.bandwidthUs, t.decodeOverlapExponent) +
-                  t.decodeOverheadUs +
-                  (e.splits > 1 ? t.decodeCombineUs : 0.0);
+  // The merge of a split: a fixed cost and, on FlashAttention 2, its
+  // CTAs (one per 4 rows of head dim 128, 8 at 64, else 16; each loops
+  // over the splits) in waves over the SMs. FlashAttention 3's merge is
+  // another kernel; a cost per split did not fit its timings better.
+  e.combineUs = e.splits > 1 ? t.decodeCombineUs : 0.0;
+  if (e.splits > 1 && fa2) {
+    const int64_t mergeRows = dv % 128 == 0 ? 4 : dv % 64 == 0 ? 8 : 16;
+    const int64_t mergeWaves =
+        ceilDiv(ceilDiv(p.batch * p.heads, mergeRows),
+                std::max<int64_t>(1, t.smCount));
+    e.combineUs += t.decodeSplitCombineUs * double(e.splits) *
+                   double(mergeWaves);
+  }
+  // The swapped layout's copies: O back into the caller's layout, and Q
+  // into the swapped one unless that is a view (one sequence, or one kv
+  // head).
+  if (e.swappedGqa)
+    e.copyUs = t.decodeOutCopyUs +
+               (p.batch > 1 && p.kvHeads > 1 ? t.decodeQueryCopyUs : 0.0);
+  e.fixedUs = t.decodeOverheadUs + e.combineUs + e.copyUs;
+  e.predictedUs =
+      overlap(core, e.bandwidthUs, t.decodeOverlapExponent) + e.fixedUs;
   e.tflops = e.flops / (e.predictedUs * 1e-6) / 1e12;
   return e;
 }

@@ -346,8 +346,20 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   }
   f.memoryUs =
       bytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) * 1e6;
-  f.predictedUs = std::max({f.computeUs, f.criticalPathUs, f.memoryUs}) +
-                  t.attentionOverheadUs;
+  // Every (query block, key block) pair loads the key block's K and V
+  // tiles (cols keys of d and dv elements). The query heads of one kv head
+  // load the same tiles, so the traffic scales with the kv heads;
+  // 1/attentionKvReuse of it comes from HBM (the rest hits L2), and it
+  // overlaps the matrix work by the p-norm of attentionKvOverlapExponent
+  // (1: adds).
+  f.kvStreamUs = eb * double(p.batch) * double(p.kvHeads) * blocks *
+                 double(cols) * double(p.headDim + dv) /
+                 std::max(1.0, t.attentionKvReuse) /
+                 (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) * 1e6;
+  f.predictedUs =
+      overlap(std::max({f.computeUs, f.criticalPathUs, f.memoryUs}),
+              f.kvStreamUs, t.attentionKvOverlapExponent) +
+      t.attentionOverheadUs;
   f.tflops = f.flops / (f.predictedUs * 1e-6) / 1e12;
   return f;
 }

@@ -30,8 +30,7 @@ TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
     launch = std::min(k.us, t.launchOverheadUs);
     memory = e.gemm.memoryBound;
   } else if (e.decodeStep) {
-    launch = std::min(k.us, t.decodeOverheadUs +
-                                (e.decode.splits > 1 ? t.decodeCombineUs : 0));
+    launch = std::min(k.us, e.decode.fixedUs);
     memory = e.decode.memoryBound;
   } else {
     launch = std::min(k.us, t.attentionOverheadUs);

@@ -109,10 +109,12 @@ Constants h100Gemm() {
           {"split_k_min_k", 2621.44}};
 }
 Constants h100Attention() {
-  return {{"attention_efficiency", 0.746},
-          {"attention_overhead_us", 9.156},
-          {"attention_softmax_dim", 88.2},
-          {"attention_query_block_cost", 2.831}};
+  return {{"attention_efficiency", 0.773},
+          {"attention_overhead_us", 9.125},
+          {"attention_softmax_dim", 89.6},
+          {"attention_query_block_cost", 2.941},
+          {"attention_kv_reuse", 17.252},
+          {"attention_kv_overlap_exponent", 1}};
 }
 Constants a100Gemm() {
   return {{"math_efficiency", 0.862},    {"memory_efficiency", 0.759},
@@ -121,10 +123,12 @@ Constants a100Gemm() {
           {"split_k_min_k", 1433.6}};
 }
 Constants a100Attention() {
-  return {{"attention_efficiency", 0.585},
-          {"attention_overhead_us", 8.606},
-          {"attention_softmax_dim", 128},
-          {"attention_query_block_cost", 1.978}};
+  return {{"attention_efficiency", 0.642},
+          {"attention_overhead_us", 8.922},
+          {"attention_softmax_dim", 129.9},
+          {"attention_query_block_cost", 1.806},
+          {"attention_kv_reuse", 2.03},
+          {"attention_kv_overlap_exponent", 1}};
 }
 /// Decode attention, fitted on the decode timings of the vLLM collection
 /// the README calls the default (H100: vLLM 0.19; A100: vLLM 0.14).
@@ -132,27 +136,39 @@ Constants a100Attention() {
 /// is a choice: docs/model-accuracy.md#decode-attention).
 Constants h100Decode() {
   return {{"decode_memory_efficiency", 1},   {"decode_overhead_us", 6.313},
-          {"decode_cta_us", 3.169},          {"decode_sm_bandwidth", 11.75},
-          {"decode_combine_us", 2.037},      {"decode_overlap_exponent", 1.257}};
+          {"decode_cta_us", 3.161},          {"decode_sm_bandwidth", 12.302},
+          {"decode_combine_us", 2.048},      {"decode_overlap_exponent", 1.242},
+          // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
+          // left at their guesses.
+          {"decode_split_combine_us", 0.1},  {"decode_out_copy_us", 2},
+          {"decode_query_copy_us", 2}};
 }
 /// The same two fits on the H100 timings through vLLM 0.24 (FlashAttention
 /// 3 and 4 kernels): the built-in h100-sxm-vllm0.24, the other attention
 /// stack (docs/model-accuracy.md#attention-stacks).
 Constants h100Vllm024Attention() {
-  return {{"attention_efficiency", 0.692},
-          {"attention_overhead_us", 11.719},
-          {"attention_softmax_dim", 87.4},
-          {"attention_query_block_cost", 3.384}};
+  return {{"attention_efficiency", 0.992},
+          {"attention_overhead_us", 11.406},
+          {"attention_softmax_dim", 92.8},
+          {"attention_query_block_cost", 4.991},
+          {"attention_kv_reuse", 1},
+          {"attention_kv_overlap_exponent", 1}};
 }
 Constants h100Vllm024Decode() {
-  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.444},
-          {"decode_cta_us", 3.4},          {"decode_sm_bandwidth", 16},
-          {"decode_combine_us", 1.93},     {"decode_overlap_exponent", 1.226}};
+  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.553},
+          {"decode_cta_us", 3.215},        {"decode_sm_bandwidth", 16},
+          {"decode_combine_us", 1.922},    {"decode_overlap_exponent", 1.116},
+          // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
+          // left at their guesses.
+          {"decode_split_combine_us", 0.1}, {"decode_out_copy_us", 2},
+          {"decode_query_copy_us", 2}};
 }
 Constants a100Decode() {
-  return {{"decode_memory_efficiency", 0.857}, {"decode_overhead_us", 11.327},
-          {"decode_cta_us", 4.18},             {"decode_sm_bandwidth", 3.552},
-          {"decode_combine_us", 6.195},        {"decode_overlap_exponent", 1.824}};
+  return {{"decode_memory_efficiency", 0.74},  {"decode_overhead_us", 7.227},
+          {"decode_cta_us", 4.18},             {"decode_sm_bandwidth", 1.373},
+          {"decode_combine_us", 4.157},        {"decode_overlap_exponent", 3.28},
+          {"decode_split_combine_us", 0.201},  {"decode_out_copy_us", 1.377},
+          {"decode_query_copy_us", 5.977}};
 }
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
@@ -313,6 +329,9 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
        prefill},
       {"attention_query_block_cost", 0.0, 8.0,
        &GpuTarget::attentionQueryBlockCost, prefill},
+      {"attention_kv_reuse", 1.0, 64.0, &GpuTarget::attentionKvReuse, prefill},
+      {"attention_kv_overlap_exponent", 1.0, 8.0,
+       &GpuTarget::attentionKvOverlapExponent, prefill},
       {"decode_memory_efficiency", 0.30, 1.00,
        &GpuTarget::decodeMemoryEfficiency, decode},
       {"decode_overhead_us", 0.0, 40.0, &GpuTarget::decodeOverheadUs, decode},
@@ -320,6 +339,11 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"decode_sm_bandwidth", 0.5, 16.0, &GpuTarget::decodeSmBandwidth, decode},
       {"decode_combine_us", 0.0, 20.0, &GpuTarget::decodeCombineUs, decode},
       {"decode_overlap_exponent", 1.0, 8.0, &GpuTarget::decodeOverlapExponent,
+       decode},
+      {"decode_split_combine_us", 0.0, 2.0, &GpuTarget::decodeSplitCombineUs,
+       decode},
+      {"decode_out_copy_us", 0.0, 20.0, &GpuTarget::decodeOutCopyUs, decode},
+      {"decode_query_copy_us", 0.0, 20.0, &GpuTarget::decodeQueryCopyUs,
        decode},
       {"fp8_math_efficiency", 0.30, 1.00, &GpuTarget::fp8MathEfficiency, fp8},
       {"quantize_efficiency", 0.20, 1.00, &GpuTarget::quantizeEfficiency, fp8},

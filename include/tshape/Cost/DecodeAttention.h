@@ -79,6 +79,12 @@ struct DecodeAttentionEstimate {
   /// The bytes' time is the larger term: the step is bound by reading the
   /// cache, not by the CTAs' latency or their work.
   bool memoryBound = false;
+  /// FlashAttention 2's swapped GQA layout (GpuTarget::decodeSplitGqaOnly):
+  /// the query heads of a kv head run as its sequence rows.
+  bool swappedGqa = false;
+  /// Merging a split's partial results; the swapped layout's copies of Q
+  /// and O; and every fixed cost together (these two and the call's).
+  double combineUs = 0, copyUs = 0, fixedUs = 0;
   double predictedUs = 0, tflops = 0;
 };
 

@@ -172,6 +172,9 @@ struct FusedAttentionEstimate {
   /// Fraction of the computed blocks' work that is unmasked.
   double blockEfficiency = 1;
   double computeUs = 0, criticalPathUs = 0, memoryUs = 0;
+  /// The K and V tiles every (query block, key block) pair loads, per kv
+  /// head, at the bandwidth: the share of them that misses L2.
+  double kvStreamUs = 0;
   double predictedUs = 0, tflops = 0;
   /// Of the bytes, the cached keys and values a prefill chunk reads.
   double cacheBytes = 0;

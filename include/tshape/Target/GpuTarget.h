@@ -101,6 +101,12 @@ struct GpuTarget {
   /// Model constants, fitted on prefill attention timings.
   double attentionSoftmaxDim = 0;
   double attentionQueryBlockCost = 0;
+  /// The K/V tiles each (query block, key block) pair of one kv head loads:
+  /// how many loads share one HBM read (the rest hit L2), and the p of the
+  /// p-norm with which that traffic overlaps the matrix work (1: adds).
+  /// Model constants, fitted on prefill attention timings.
+  double attentionKvReuse = 8;
+  double attentionKvOverlapExponent = 2;
   /// Decode attention (one query token per sequence over a KV cache,
   /// Cost/DecodeAttention.h; docs/cost-model.md#decode-attention). Model
   /// constants, fitted on decode timings: the fraction of the datasheet
@@ -117,14 +123,26 @@ struct GpuTarget {
   double decodeSmBandwidth = 2.0;
   double decodeCombineUs = 1.0;
   double decodeOverlapExponent = 0;
+  /// The merge's further cost per split and wave of merging CTAs (each
+  /// merging CTA loops over the splits), and, on FlashAttention 2's varlen
+  /// path (decodeSplitGqaOnly), the copies around its swapped GQA layout:
+  /// O back into the caller's layout, and Q into the swapped one when it
+  /// cannot be a view (batch > 1 and kv heads > 1). Model constants, fitted
+  /// on decode timings.
+  double decodeSplitCombineUs = 0.1;
+  double decodeOutCopyUs = 2.0;
+  double decodeQueryCopyUs = 2.0;
   /// Query rows of one decode CTA: the query heads of one kv head are
   /// packed into them (GQA), padded up to it; more heads per kv head run
   /// as further CTAs. Not fitted (FlashAttention's decode tile).
   int64_t decodeQueryTile = 64;
-  /// Whether the decode kernel splits the cache across CTAs only when it
-  /// packs several query heads per kv head and has no window
-  /// (FlashAttention 2's varlen rule, Ampere and Ada) rather than for any
-  /// decode (FlashAttention 3, Hopper and Blackwell).
+  /// Whether the decode kernel is FlashAttention 2's varlen path (Ampere
+  /// and Ada) rather than FlashAttention 3's (Hopper and Blackwell): it
+  /// packs the query heads of a kv head only by swapping them into the
+  /// sequence dimension (several query heads per kv head, no window; Q and
+  /// O copied around it), splits the cache only in that layout, counts two
+  /// CTAs per SM in its split heuristic (128-thread CTAs), and merges with
+  /// one CTA per 4 rows of head dim 128 (8 at 64, else 16).
   bool decodeSplitGqaOnly = false;
   /// An FP8 linear layer (Precision::FP8, MXFP8; Cost/GemmModel.h): the
   /// fraction of the FP8 peak its GEMM reaches on a large aligned problem
