@@ -24,13 +24,23 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 using namespace tshape;
 using namespace tshape::cost;
 
 namespace {
 const target::GpuTarget &h100() {
-  static const target::GpuTarget t =
-      target::uncalibrated(*target::findBuiltinTarget("h100-sxm"));
+  static const target::GpuTarget t = [] {
+    target::GpuTarget u =
+        target::uncalibrated(*target::findBuiltinTarget("h100-sxm"));
+    // The K/V tile traffic term is checked on its own (KvTileTraffic,
+    // below); here every tile load hits L2, so the figures are the compute,
+    // critical path and memory terms derived by hand.
+    u.attentionKvReuse = std::numeric_limits<double>::infinity();
+    return u;
+  }();
   return t;
 }
 using Dims = std::pair<int64_t, int64_t>;
@@ -111,6 +121,36 @@ TEST(CachedAttention, ChunkOverCache) {
   FusedAttentionEstimate small = estimateAttention(chunk(64, 4000), h100());
   EXPECT_NEAR(small.computeUs, 32 * 32 * 4194304.0 / kRate * 1e6, 1e-9);
   EXPECT_DOUBLE_EQ(small.flops, 4.0 * 32 * (64 * 4000 + 64 * 65 / 2) * 128);
+}
+
+TEST(CachedAttention, KvTileTraffic) {
+  // The guesses' K/V term (attention_kv_reuse 8, overlap exponent 2): the
+  // causal 2048 prompt's 136 key blocks of each of its 32 kv heads load a K
+  // and a V tile of 128 keys x 128: 2 bytes x 32 x 136 x 128 x 256 =
+  // 285,212,672 bytes, 1/8 from HBM: 35,651,584 / 2,847.5 GB/s = 12.52 us.
+  // Compute 32 x 136 x 8,388,608 / 791.52e12 = 46.12 us; predicted
+  // sqrt(46.12^2 + 12.52^2) + 2 = 49.79 us.
+  const target::GpuTarget t =
+      target::uncalibrated(*target::findBuiltinTarget("h100-sxm"));
+  ASSERT_EQ(t.attentionKvReuse, 8);
+  ASSERT_EQ(t.attentionKvOverlapExponent, 2);
+  FusedAttentionEstimate f = estimateAttention(chunk(2048, 0), t);
+  const double kv = 285212672.0 / 8 / kBandwidth * 1e6;
+  const double compute = 32 * 136 * 8388608.0 / kRate * 1e6;
+  EXPECT_NEAR(f.kvStreamUs, kv, 1e-9);
+  EXPECT_NEAR(f.kvStreamUs, 12.5203, 1e-4);
+  EXPECT_NEAR(f.predictedUs, std::hypot(compute, kv) + 2, 1e-9);
+  EXPECT_NEAR(f.predictedUs, 49.79, 5e-3);
+  // A value head dim of its own loads K tiles of d and V tiles of dv: MLA's
+  // 192 / 128 with 128 kv heads over 4096 tokens (528 blocks): 2 x 128 x
+  // 528 x 128 x 320 / 8 bytes.
+  AttentionProblem mla;
+  mla.heads = mla.kvHeads = 128;
+  mla.seq = 4096;
+  mla.headDim = 192;
+  mla.valueHeadDim = 128;
+  EXPECT_NEAR(estimateAttention(mla, t).kvStreamUs,
+              2.0 * 128 * 528 * 128 * 320 / 8 / kBandwidth * 1e6, 1e-9);
 }
 
 TEST(CachedAttention, ReducesToSelfAttentionAtNoCache) {
