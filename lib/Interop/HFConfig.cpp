@@ -795,6 +795,7 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   setParam(c, Param::KvHeads, *kv);
   setParam(c, Param::HeadDim, *headDim);
   c.attention.causal = spec->causal;
+  c.attention.fused = opts.fusedAttention;
   c.residual = *parallel ? ResidualMode::Parallel : ResidualMode::Sequential;
   c.tiedEmbeddings = *tied;
 

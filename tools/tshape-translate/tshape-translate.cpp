@@ -57,6 +57,14 @@ llvm::cl::opt<tshape::model::Phase> phaseOpt(
                    "one decode step: 1 + --draft-tokens new tokens per "
                    "sequence over --context cached ones")),
     llvm::cl::cat(importCat));
+llvm::cl::opt<bool> fusedAttentionOpt(
+    "fused-attention",
+    llvm::cl::desc("state attention as one fused kernel (FlashAttention), "
+                   "as serving engines run it (default: on for "
+                   "--phase=prefill and decode, off otherwise: a training "
+                   "step's analysis prices the unfused score and value "
+                   "GEMMs); =false or =true overrides"),
+    llvm::cl::cat(importCat));
 llvm::cl::alias batchOpt("batch",
                          llvm::cl::desc("alias for --microbatch: the "
                                         "concurrent sequences of a prefill "
@@ -315,6 +323,11 @@ importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
   opts.seq = run->second;
   opts.microbatch = microbatchOpt;
   opts.asModelType = asModelTypeOpt;
+  opts.fusedAttention =
+      fusedAttentionOpt.getNumOccurrences()
+          ? fusedAttentionOpt.getValue()
+          : phaseOpt.getNumOccurrences() > 0 &&
+                phaseOpt.getValue() != tshape::model::Phase::Train;
   tshape::model::setDegree(opts.parallel, tshape::model::Param::Tp, tpOpt);
   opts.name = nameOpt.empty()
                   ? llvm::sys::path::stem(file).str()

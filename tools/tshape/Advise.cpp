@@ -193,6 +193,9 @@ int tshape::driver::runAdvise() {
   io.seq = run->second;
   io.microbatch = microbatch;
   io.name = llvm::sys::path::stem(input).str();
+  // Serving engines run attention fused (FlashAttention); a training
+  // step's analysis keeps the unfused score and value GEMMs (the paper's).
+  io.fusedAttention = phase != model::Phase::Train;
   ImportDiagnostic diag;
   std::optional<model::ModelConfig> config =
       importHFConfig((*buf)->getBuffer(), io, diag);

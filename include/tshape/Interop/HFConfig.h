@@ -31,6 +31,12 @@ struct ImportOptions {
   /// Read the keys as this supported model_type's, whatever the file's
   /// model_type says (`--as-model-type`); empty: the file's.
   std::string asModelType;
+  /// State attention as one fused kernel (FlashAttention), as serving
+  /// engines run it. Off by default: the paper's analysis of a training
+  /// step prices the score and value GEMMs of the unfused form.
+  /// tshape-translate and tshape advise turn it on for --phase=prefill and
+  /// decode (`--fused-attention` overrides either way).
+  bool fusedAttention = false;
 };
 
 /// Where and why an import failed. Line and column are 1-based; 0 when the
