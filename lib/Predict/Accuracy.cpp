@@ -51,9 +51,7 @@ model::Kernel tshape::predict::rowKernel(const KernelRow &row) {
 double tshape::predict::predictRow(const KernelRow &row,
                                    const target::GpuTarget &t,
                                    const cost::Cluster *cluster) {
-  // An fp8 GEMM row is an FP8 linear layer (forward, inference: no
-  // transposed copy) at the precision its scaling names; `none` a bare FP8
-  // GEMM.
+  // A fused MoE layer row has its own model.
   if (row.kind == KernelKind::MoeLayer) {
     cost::MoeLayerEstimate e = cost::estimateMoeLayer(row.moe, t);
     return e.supported ? e.predictedUs : 0;
@@ -65,6 +63,9 @@ double tshape::predict::predictRow(const KernelRow &row,
     cost::GemmEstimate g = cost::estimateGemm(row.gemm, t);
     return g.supported ? g.predictedUs : 0;
   }
+  // Any other fp8 GEMM row is an FP8 linear layer (forward, inference: no
+  // transposed copy) at the precision its scaling names; `none` a bare FP8
+  // GEMM.
   model::RunShape run;
   if (row.kind == KernelKind::Gemm && row.gemm.quantize != cost::Quantize::None)
     run.precision = row.gemm.quantize == cost::Quantize::Block
