@@ -150,6 +150,14 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     }
     t.mxfp8 = *b;
   }
+  if (const json::Value *v = o->get("fp8_tn_only")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b) {
+      error = "key 'fp8_tn_only': expected true or false";
+      return std::nullopt;
+    }
+    t.fp8TnOnly = *b;
+  }
   if (const json::Value *v = o->get("attention_stack")) {
     std::optional<llvm::StringRef> s = v->getAsString();
     if (!s) {
