@@ -387,6 +387,19 @@ TEST(Memory, Fp8WeightCopiesByTarget) {
   EXPECT_DOUBLE_EQ(copies(b200), 197120);
   plan.precision = Precision::MXFP8;
   EXPECT_DOUBLE_EQ(copies(b200), 406560);
+  // A target file states the fact (`fp8_tn_only`), else keeps its base's.
+  std::string err;
+  std::optional<target::GpuTarget> tn = target::parseTargetJson(
+      R"({"base": "b200", "name": "b200-tn", "fp8_tn_only": true})", err);
+  ASSERT_TRUE(tn) << err;
+  std::optional<target::GpuTarget> inherited =
+      target::parseTargetJson(R"({"base": "b200", "name": "b200-x"})", err);
+  ASSERT_TRUE(inherited) << err;
+  EXPECT_TRUE(tn->fp8TnOnly);
+  EXPECT_FALSE(inherited->fp8TnOnly);
+  plan.precision = Precision::FP8;
+  EXPECT_DOUBLE_EQ(copies(*tn), 394240);
+  EXPECT_DOUBLE_EQ(copies(*inherited), 197120);
 }
 
 // FP8 training (docs/memory.md#fp8-training): the training state keeps its
