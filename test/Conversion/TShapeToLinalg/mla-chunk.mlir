@@ -1,6 +1,7 @@
 // RUN: tshape-opt %s --tshape-lower-to-linalg | FileCheck %s
 // RUN: tshape-opt %s --tshape-test-gemm-consistency -o /dev/null 2>&1 | FileCheck %s --check-prefix=MODEL
 // RUN: tshape-opt %s --tshape-lower-to-linalg | mlir-opt -o /dev/null
+// RUN: tshape-opt %s --tshape-lower-to-linalg --tshape-gemm-analysis="target-file=%S/../../Analysis/Inputs/h100-sxm-uncalibrated.json remarks=all" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRICE
 //
 // A prefill chunk of DeepSeek-V3's MLA over a cache, as vLLM's MLA common
 // backend runs it (docs/inference.md#mla-chunked-prefill): one layer (h =
@@ -22,6 +23,22 @@
 //   attn_out     (2048, 7168, 16384)
 // 9 MLA kernels (the merge, an elementwise kernel, has no contraction) + 3
 // MLP: 11 kernels with a contraction, 13 contractions.
+
+// The analysis of the lowered IR prices both attention kernels from the
+// kernels their score GEMMs carry (one layer, two kernels), and traces the
+// context's up-projection like any weight GEMM. On the uncalibrated H100
+// (791.52 TFLOP/s attention rate, 2,847.5 GB/s, blocks of 128, K/V tile
+// reuse 8, 2 us per call), 128 heads, 2 x 128^2 x 320 = 10,485,760 FLOP
+// per block:
+//   own, causal, 16 query blocks: 136 blocks per head: 128 x 136 x
+//     10,485,760 / 791.52e12 = 230.62 us; K/V tiles 2 x 128 x 136 x 128 x
+//     320 / 8 = 178,257,920 bytes: 62.60 us; sqrt(230.62^2 + 62.60^2) + 2
+//     = 240.96 us;
+//   context, 16 x 32 = 512 blocks per head: 868.20 us; K/V tiles
+//     671,088,640 bytes: 235.68 us; sqrt(...) + 2 = 901.62 us.
+// PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x2048x192, bf16) on h100-sxm: predicted 241.0 us
+// PRICE: remark: mla_context_up GEMM of layer 0 (1 x 4096x32768x512, bf16)
+// PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x4096x192, bf16) on h100-sxm: predicted 901.6 us
 
 // MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model
 
