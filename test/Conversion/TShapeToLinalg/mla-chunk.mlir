@@ -42,6 +42,11 @@
 
 // MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model
 
+// Unfused (no `fused`), each attention is its score and value GEMMs: 13
+// kernels, 13 contractions.
+// RUN: sed 's/ causal fused :/ causal :/' %s | tshape-opt --tshape-test-gemm-consistency -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
+// UNFUSED: remark: tshape-test-gemm-consistency: 13 kernels, 13 contractions match the model
+
 // CHECK-LABEL: func.func @dsv3_chunk
 // CHECK: tshape.role = "mla_q_down"{{.*}}outs({{.*}} : tensor<2048x1536xbf16>)
 // CHECK: tshape.role = "mla_q_up"{{.*}}outs({{.*}} : tensor<2048x24576xbf16>)
