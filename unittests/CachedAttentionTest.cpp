@@ -292,6 +292,100 @@ TEST(CachedAttention, MlaPrefillKernelIsPriced) {
                               "attention kernel on h100-sxm");
 }
 
+// MLA's prefill chunk over a cache as vLLM's MLA common backend runs it
+// (docs/inference.md#mla-chunked-prefill): DeepSeek-V3 at tp = 8 (16 heads
+// per rank), b = 2, a chunk of q = 1024 after C = 3072 cached tokens (kv
+// length 4096).
+TEST(CachedAttention, MlaChunkOverContext) {
+  model::ModelConfig c =
+      testmodels::fusedAttentionModel(128, 128, 7168, 1024, /*tp=*/8);
+  c.microbatch = 2;
+  c.mla = {1536, 512, 128, 64, 128};
+  c.layerBlocks = {model::BlockKind::Mla, model::BlockKind::Mlp};
+  const model::RunShape run = model::RunShape::prefill(4096);
+  EXPECT_EQ(model::mlaContextTokens(c, run), 3072);
+  // 64 Ki / b = 32,768 tokens per piece: one piece.
+  EXPECT_EQ(model::mlaContextPieces(c, run), 1);
+  std::vector<model::Kernel> ks = model::mlaKernels(c, run, 0);
+  std::vector<std::string> names;
+  for (const model::Kernel &k : ks)
+    names.push_back(k.name());
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "mla_q_down", "mla_q_up", "mla_kv_down", "mla_kv_up",
+                       "attention", "mla_context_up", "mla_context_attention",
+                       "mla_merge", "attn_out"}));
+  // The chunk's own attention: causal, 1024 over 1024.
+  const model::AttentionSpec *own = ks[4].attention();
+  ASSERT_TRUE(own);
+  EXPECT_TRUE(own->causal);
+  EXPECT_FALSE(own->cross);
+  EXPECT_EQ(own->kvLen.value, 1024);
+  // The context's up-projection: M = b C = 6144, K = r_kv = 512, N = 16 x
+  // (128 + 128) = 4096, traced to the latent rank and the heads.
+  const model::GemmSpec *up = ks[5].gemm();
+  ASSERT_TRUE(up);
+  EXPECT_EQ(up->m.value, 6144);
+  EXPECT_EQ(up->k.value, 512);
+  EXPECT_EQ(up->n.value, 4096);
+  EXPECT_TRUE(up->k.expr.mentions(model::Param::KvLoraRank));
+  EXPECT_TRUE(up->n.expr.mentions(model::Param::Heads));
+  EXPECT_TRUE(up->m.expr.mentions(model::Param::Microbatch));
+  // The chunk over the context: not causal, all 1024 x 3072 pairs:
+  // FLOPs 2 x (2 x 16) x 1024 x 3072 x 320 = 64,424,509,440. Blocks: 8
+  // query blocks x 24 key blocks = 192 per head of 2 x 128^2 x 320 FLOP:
+  // 32 x 192 x 10,485,760 / 791.52e12 = 81.39 us; bytes: Q, O of 1024
+  // queries and K, V of 3072 keys, 2 x 16 x (1024 + 3072) x 320 x 2 =
+  // 83,886,080 at 2,847.5 GB/s = 29.46 us; the longest CTA 24 blocks on
+  // one SM: 24 x 10,485,760 / (791.52e12 / 132) = 41.97 us; + 2 us.
+  const model::AttentionSpec *ctx = ks[6].attention();
+  ASSERT_TRUE(ctx);
+  EXPECT_TRUE(ctx->cross);
+  EXPECT_FALSE(ctx->causal);
+  EXPECT_EQ(ctx->queryLen.value, 1024);
+  EXPECT_EQ(ctx->kvLen.value, 3072);
+  KernelEstimate e = predictKernel(ks[6], model::DType::BF16, h100());
+  ASSERT_TRUE(e.supported) << e.unsupported;
+  EXPECT_DOUBLE_EQ(e.flops, 2.0 * 32 * 1024 * 3072 * 320);
+  EXPECT_NEAR(e.attention.computeUs, 32 * 192 * 10485760.0 / kRate * 1e6,
+              1e-9);
+  EXPECT_NEAR(e.attention.memoryUs, 83886080.0 / kBandwidth * 1e6, 1e-9);
+  EXPECT_NEAR(e.attention.criticalPathUs,
+              24 * 10485760.0 / (kRate / 132) * 1e6, 1e-9);
+  EXPECT_NEAR(e.predictedUs, e.attention.computeUs + 2, 1e-9);
+  EXPECT_DOUBLE_EQ(e.attention.cacheBytes, 0);
+  // The merge: b q a_t = 32,768 rows of d_v = 128, one piece: reads two
+  // outputs and writes one (3 x 128 x 2 bytes) and reads two fp32 LSEs:
+  // 32,768 x 776 = 25,427,968 bytes at 2,847.5 GB/s = 8.93 us + one 2 us
+  // launch.
+  const model::ElementwiseSpec *merge = ks[7].elementwise();
+  ASSERT_TRUE(merge);
+  EXPECT_EQ(merge->rows.value, 32768);
+  EXPECT_EQ(merge->width.value, 128);
+  EXPECT_EQ(merge->count, 1);
+  KernelEstimate m = predictKernel(ks[7], model::DType::BF16, h100());
+  ASSERT_TRUE(m.supported);
+  EXPECT_DOUBLE_EQ(m.elementwiseBytes, 25427968.0);
+  EXPECT_NEAR(m.predictedUs, 25427968.0 / kBandwidth * 1e6 + 2, 1e-9);
+  // At b = 4 and C = 40,960 the workspace's 16,384 tokens per sequence
+  // make 3 pieces: 3 merges, the first two writing their LSE.
+  c.microbatch = 4;
+  const model::RunShape longRun = model::RunShape::prefill(1024 + 40960);
+  EXPECT_EQ(model::mlaContextPieces(c, longRun), 3);
+  ks = model::mlaKernels(c, longRun, 0);
+  const model::ElementwiseSpec *merges = ks[7].elementwise();
+  ASSERT_TRUE(merges);
+  EXPECT_EQ(merges->count, 3);
+  // 3 x 65,536 rows x 776 + 2 x 65,536 x 4 = 153,092,096 bytes.
+  EXPECT_DOUBLE_EQ(merges->bytes(2), 153092096.0);
+  // Training and a prefill with no cache keep one attention.
+  for (const model::RunShape &r :
+       {model::RunShape::train(), model::RunShape::prefill()}) {
+    EXPECT_EQ(model::mlaContextTokens(c, r), 0);
+    for (const model::Kernel &k : model::mlaKernels(c, r, 0))
+      EXPECT_NE(k.role(), model::Role::MlaContextUp);
+  }
+}
+
 TEST(CachedAttention, DraftsSeeTheDraftsBeforeThem) {
   // Speculative decoding, 3 drafts at context 4096 (kv length 4096 + 4 =
   // 4100): the 4 queries of a head see 4097, 4098, 4099, 4100 keys =

@@ -344,6 +344,16 @@ TEST(MoeLayer, ActivationMemory) {
   // The layer: 34 s b h = 570,425,344, less the dense MLP's 19 s b h =
   // 318,767,104, plus the MoE block: 1,140,981,760.
   EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1140981760.0);
+  // FP8 training (docs/memory.md#fp8-training): the grouped GEMMs' inputs,
+  // the permuted copy (h) and the activation's output (f_e), are saved at
+  // 1 byte: 8,192 x (4096 + 4 x 14336 + 14336 + 2 x 4096 = 83,968) =
+  // 687,865,856, + 50,331,648 + 131,072 = 738,328,576. The layer: the
+  // dense 28 s b h (6 + 2 + 16 + 4) = 469,762,048, less the MLP's 14 s b h
+  // (1 + 1 + 8 + 4) = 234,881,024, plus the block: 973,209,600.
+  plan.precision = Precision::FP8;
+  EXPECT_DOUBLE_EQ(moeActivationBytes(c, plan), 738328576.0);
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 973209600.0);
+  plan.precision.reset();
   // A dense layer keeps Korthikanti's 34 s b h.
   c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Mlp};
   c.mlp.inner = 14336;

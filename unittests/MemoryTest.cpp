@@ -319,6 +319,89 @@ TEST(Memory, Errors) {
   EXPECT_FALSE(error.empty());
 }
 
+// FP8 training keeps the inputs of the linear layers it quantized in FP8
+// for their weight gradients (docs/memory.md#fp8-training): of the 34 s b h,
+// the QKV and first MLP GEMMs' inputs (2 + 2 of the 10 that t does not
+// split) and the second MLP GEMM's (8 of the 24) at 1 byte instead of 2:
+// 8 + 20 (in place of 10 + 24). tiny at t = 2: s b h = 2048, 5 a s^2 b / t
+// = 5120.
+//   none, no SP:  2048 x (8 + 20/2) + 5120 = 41,984
+//   none, SP:     2048 x 28 / 2 + 5120 = 33,792
+//   selective:    2048 x 18 = 36,864
+//   full:         the layer's input, 2 x 2048 = 4096, as in bf16
+//   mxfp8 (1 + 1/32 bytes), selective: 2048 x (8.0625 + 20.125/2) = 37,120
+TEST(Memory, Fp8SavedLinearInputs) {
+  EXPECT_DOUBLE_EQ(savedLinearInputBytes(std::nullopt), 2);
+  EXPECT_DOUBLE_EQ(savedLinearInputBytes(Precision::BF16), 2);
+  EXPECT_DOUBLE_EQ(savedLinearInputBytes(Precision::FP8), 1);
+  EXPECT_DOUBLE_EQ(savedLinearInputBytes(Precision::MXFP8), 1 + 1.0 / 32);
+  ModelConfig c = tiny();
+  c.parallel.tp = 2;
+  TrainingPlan plan;
+  plan.precision = Precision::FP8;
+  auto bytes = [&](Recompute r, bool sp) {
+    plan.recompute = r;
+    plan.sequenceParallel = sp;
+    return layerActivationBytes(c, plan);
+  };
+  EXPECT_DOUBLE_EQ(bytes(Recompute::None, false), 41984);
+  EXPECT_DOUBLE_EQ(bytes(Recompute::None, true), 33792);
+  EXPECT_DOUBLE_EQ(bytes(Recompute::Selective, false), 36864);
+  EXPECT_DOUBLE_EQ(bytes(Recompute::Full, false), 4096);
+  plan.precision = Precision::MXFP8;
+  EXPECT_DOUBLE_EQ(bytes(Recompute::Selective, false), 37120);
+  // The stage's activations follow: 4 layers in flight (one stage, one
+  // microbatch) x 41,984 at fp8, none recompute, no SP.
+  plan.precision = Precision::FP8;
+  plan.recompute = Recompute::None;
+  plan.sequenceParallel = false;
+  EXPECT_DOUBLE_EQ(estimate(c, plan).stages[0].activations, 4 * 41984.0);
+}
+
+// The FP8 weight copies by target (docs/targets.md#fp8-layouts): Hopper's
+// FP8 GEMMs take only the TN layout, so per-tensor FP8 keeps a row-wise and
+// a transposed copy, 2 bytes per parameter: 197,120 x 2 = 394,240 bytes;
+// Blackwell sm100 takes either layout and keeps one, 197,120 bytes; MXFP8
+// keeps two scaled copies on both, 197,120 x 2 (1 + 1/32) = 406,560.
+TEST(Memory, Fp8WeightCopiesByTarget) {
+  const target::GpuTarget &h100 = *target::findBuiltinTarget("h100-sxm");
+  const target::GpuTarget &b200 = *target::findBuiltinTarget("b200");
+  EXPECT_TRUE(h100.fp8TnOnly);
+  EXPECT_FALSE(b200.fp8TnOnly);
+  EXPECT_DOUBLE_EQ(fp8WeightCopyBytes(Precision::FP8, &h100), 2);
+  EXPECT_DOUBLE_EQ(fp8WeightCopyBytes(Precision::FP8, &b200), 1);
+  EXPECT_DOUBLE_EQ(fp8WeightCopyBytes(Precision::FP8), 2); // no target
+  EXPECT_DOUBLE_EQ(fp8WeightCopyBytes(Precision::MXFP8, &b200),
+                   2 * (1 + 1.0 / 32));
+  EXPECT_DOUBLE_EQ(fp8WeightCopyBytes(Precision::BF16, &b200), 0);
+  ModelConfig c = tiny();
+  TrainingPlan plan;
+  plan.precision = Precision::FP8;
+  std::string error;
+  auto copies = [&](const target::GpuTarget &t) {
+    std::optional<MemoryEstimate> e = estimateMemory(c, plan, &error, &t);
+    EXPECT_TRUE(e) << error;
+    return e ? e->stages[0].fp8Weights : -1.0;
+  };
+  EXPECT_DOUBLE_EQ(copies(h100), 394240);
+  EXPECT_DOUBLE_EQ(copies(b200), 197120);
+  plan.precision = Precision::MXFP8;
+  EXPECT_DOUBLE_EQ(copies(b200), 406560);
+  // A target file states the fact (`fp8_tn_only`), else keeps its base's.
+  std::string err;
+  std::optional<target::GpuTarget> tn = target::parseTargetJson(
+      R"({"base": "b200", "name": "b200-tn", "fp8_tn_only": true})", err);
+  ASSERT_TRUE(tn) << err;
+  std::optional<target::GpuTarget> inherited =
+      target::parseTargetJson(R"({"base": "b200", "name": "b200-x"})", err);
+  ASSERT_TRUE(inherited) << err;
+  EXPECT_TRUE(tn->fp8TnOnly);
+  EXPECT_FALSE(inherited->fp8TnOnly);
+  plan.precision = Precision::FP8;
+  EXPECT_DOUBLE_EQ(copies(*tn), 394240);
+  EXPECT_DOUBLE_EQ(copies(*inherited), 197120);
+}
+
 // FP8 training (docs/memory.md#fp8-training): the training state keeps its
 // 18 bytes per parameter (Transformer Engine keeps bf16 weights), and the
 // stage adds the FP8 copies of its decoder layers' weights, a row-wise and
@@ -334,7 +417,10 @@ TEST(Memory, Fp8WeightCopies) {
   const StageMemory fp8 = estimate(c, plan).stages[0];
   EXPECT_DOUBLE_EQ(fp8.fp8Weights, 394240);
   EXPECT_DOUBLE_EQ(fp8.layerState.total(), bf16.layerState.total());
-  EXPECT_DOUBLE_EQ(fp8.total() - bf16.total(), 394240);
+  // The total adds the copies and saves the FP8 linear inputs: 6 s b h per
+  // layer at t = 1 (Fp8SavedLinearInputs), 4 x 6 x 2048 = 49,152 bytes:
+  // 394,240 - 49,152 = 345,088.
+  EXPECT_DOUBLE_EQ(fp8.total() - bf16.total(), 345088);
   plan.precision = Precision::MXFP8;
   EXPECT_DOUBLE_EQ(estimate(c, plan).stages[0].fp8Weights, 406560);
   plan.precision = Precision::BF16;

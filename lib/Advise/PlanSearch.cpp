@@ -155,7 +155,7 @@ public:
          const target::GpuTarget &target, const cost::Cluster &cluster,
          const PlanSearchOptions &options, PlanSearchResult &res)
       : space(space), options(options), res(res), original(config),
-        cfg(config),
+        cfg(config), target(target),
         model(target, cluster, options.step) {
     limitBytes = res.memoryLimitGiB * cost::kGiB;
     plan.bytes = options.bytes;
@@ -371,7 +371,7 @@ private:
     Family &f = families[tpIndex];
     std::string error;
     std::optional<cost::MemoryEstimate> mem =
-        cost::estimateMemory(cfg, plan, &error);
+        cost::estimateMemory(cfg, plan, &error, &target);
     if (!mem) {
       whyRule = "memory model";
       whyMessage = error;
@@ -490,6 +490,7 @@ private:
   PlanSearchResult &res;
   const ModelConfig &original;
   ModelConfig cfg;
+  const target::GpuTarget &target;
   cost::TrainingPlan plan;
   cost::StepModel model;
   double limitBytes = 0;

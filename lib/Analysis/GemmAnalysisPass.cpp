@@ -130,7 +130,10 @@ struct TShapeGemmAnalysisPass
       if (auto f =
               op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
         r.fusedGroup = f.getInt();
-        r.fusedPrimary = !fusedSeen[f.getInt()];
+        // The score GEMM that carries a kernel starts one (a layer may
+        // hold two: MLA's chunk over its own keys and over the context).
+        r.fusedPrimary = op->hasAttr(TShapeDialect::kAttentionAttrName) ||
+                         !fusedSeen[f.getInt()];
         // The kernel itself, as the lowering carried it from the block.
         if (r.fusedPrimary)
           r.attention = getAttentionProvenance(op);

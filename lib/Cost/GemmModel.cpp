@@ -276,8 +276,10 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   // Scores (Q.K^T) and values (P.V): 2 x (d + dv) FLOPs per query-key
   // pair (4 d when dv = d), over the pairs the mask leaves.
   const int64_t dv = p.valueHeadDim > 0 ? p.valueHeadDim : p.headDim;
-  f.flops = 2.0 * heads * cachedPairs(p.seq, p.cached, p.window, p.causal) *
-            double(p.headDim + dv);
+  const double pairs =
+      p.crossKeys > 0 ? double(p.seq) * double(p.crossKeys)
+                      : cachedPairs(p.seq, p.cached, p.window, p.causal);
+  f.flops = 2.0 * heads * pairs * double(p.headDim + dv);
   const auto [pd, pdv] = fusedHeadDims(t, p.headDim, dv);
   if (pd == 0 || t.peak(p.dtype) <= 0) {
     f.supported = false;
@@ -311,6 +313,14 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
     lastBlocks = p.causal ? std::min(nb + pb, cap) : cap;
     cols = std::min(blk, ceilDiv(keys, 64) * 64);
   }
+  if (p.crossKeys > 0) {
+    // Over keys not its own (cross): every query block runs every key
+    // block, none masked.
+    const int64_t nk = ceilDiv(p.crossKeys, blk);
+    blocks = double(nb) * double(nk);
+    lastBlocks = nk;
+    cols = std::min(blk, ceilDiv(p.crossKeys, 64) * 64);
+  }
   double blockFlops = 2.0 * double(rows) * double(cols) * double(pd + pdv);
   f.blockEfficiency = std::min(1.0, f.flops / f.headDimEfficiency /
                                         (heads * blocks * blockFlops));
@@ -333,9 +343,15 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   double eb = double(model::dtypeBytes(p.dtype));
   double bytes = eb * double(p.batch) * double(p.seq) * double(p.headDim) *
                  (2.0 * double(p.heads) + 4.0 * double(p.kvHeads));
+  if (p.crossKeys > 0)
+    // Q and O of the queries, K and V of the keys read once per kv head
+    // (no cache write).
+    bytes = eb * double(p.batch) *
+            (double(p.seq) * double(p.heads) * double(p.headDim + dv) +
+             double(p.crossKeys) * double(p.kvHeads) * double(p.headDim + dv));
   // A value head dim of its own: O and V move dv, not d, per row. Over a
   // cache the cached K and V are read too, once per kv head.
-  if (dv != p.headDim)
+  if (dv != p.headDim && p.crossKeys == 0)
     bytes += eb * double(p.batch) * double(p.seq) *
              double(dv - p.headDim) *
              (double(p.heads) + 2.0 * double(p.kvHeads));

@@ -29,6 +29,9 @@ TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
   if (k.kind == model::KernelKind::Gemm) {
     launch = std::min(k.us, t.launchOverheadUs);
     memory = e.gemm.memoryBound;
+  } else if (k.kind == model::KernelKind::Elementwise) {
+    launch = std::min(k.us, double(k.batch) * t.launchOverheadUs); // launches
+    memory = true;
   } else if (e.decodeStep) {
     launch = std::min(k.us, e.decode.fixedUs);
     memory = e.decode.memoryBound;
@@ -106,6 +109,11 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
                 t.memoryEfficiency;
       k.cacheBytes = e.attention.cacheBytes;
     }
+  } else if (const model::ElementwiseSpec *w = kernel.elementwise()) {
+    k.m = w->rows.value;
+    k.n = w->width.value;
+    k.batch = w->count;
+    k.bytes = e.elementwiseBytes;
   } else if (const model::CollectiveSpec *col = kernel.collective()) {
     k.n = col->bytes.value;
     k.batch = col->ranks.value;

@@ -115,15 +115,34 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
 }
 } // namespace
 
-double tshape::cost::fp8WeightCopyBytes(std::optional<Precision> precision) {
+double tshape::cost::fp8WeightCopyBytes(std::optional<Precision> precision,
+                                        const target::GpuTarget *target) {
   if (!precision || *precision == Precision::BF16)
     return 0;
   // Transformer Engine's quantized weight has a row-wise usage (the
   // forward, Y = X W^T) and a column-wise one (the data gradient, dX =
-  // dY W): on Hopper a physical transposed copy, under MXFP8 a second copy
-  // scaled along the other dimension (TE, "Performance considerations:
-  // handling transposes"); both are cached for the step's microbatches.
-  return *precision == Precision::MXFP8 ? 2 * (1 + 1.0 / 32) : 2;
+  // dY W) (TE, "Performance considerations: handling transposes"); both
+  // are cached for the step's microbatches. Under MXFP8 the column-wise
+  // usage is a second copy scaled along the other dimension, on every
+  // target. Under per-tensor FP8 it is a physical transposed copy only
+  // where the FP8 GEMMs take the TN layout alone (Hopper, Ada); on
+  // Blackwell sm100 the row-wise data serves both usages
+  // (Float8Tensor.update_usage: no transpose when
+  // is_non_tn_fp8_gemm_supported()).
+  if (*precision == Precision::MXFP8)
+    return 2 * (1 + 1.0 / 32);
+  return target && !target->fp8TnOnly ? 1 : 2;
+}
+
+double tshape::cost::savedLinearInputBytes(std::optional<Precision> precision) {
+  // TE's linear layers save the input their forward quantized for the
+  // weight gradient, its column-wise usage only
+  // (ops/basic/basic_linear.py: x_local.update_usage(rowwise_usage=False,
+  // columnwise_usage=True); likewise GroupedLinear's inputs): 1 byte per
+  // element, plus an E8M0 scale per 32 under MXFP8.
+  if (!precision || *precision == Precision::BF16)
+    return 2;
+  return *precision == Precision::MXFP8 ? 1 + 1.0 / 32 : 1;
 }
 
 double tshape::cost::layerActivationBytes(const ModelConfig &c,
@@ -147,16 +166,30 @@ double tshape::cost::layerActivationBytes(const ModelConfig &c,
                           : 0;
   // Tensor parallelism splits 24 s b h of the 34 (the GEMMs' inputs inside
   // each sub-layer); sequence parallelism splits the other 10 (the norms,
-  // dropouts and sub-layer inputs).
-  const double dense = sp ? 34 * sbh / t + core : sbh * (10 + 24 / t) + core;
+  // dropouts and sub-layer inputs). Of them, three are inputs a linear
+  // layer saves for its weight gradient at `in` bytes per element (2 in
+  // 16-bit; FP8 training: savedLinearInputBytes): the QKV projection's
+  // (the first norm's output, 2 of the 10) and the first MLP GEMM's (2 of
+  // the 10), and the second MLP GEMM's (the activation's output, 8 of the
+  // 24). The output projection's input stays 16-bit: Megatron-LM has it
+  // save its original input, the attention output the core attention
+  // keeps anyway (set_save_original_input(linear_proj) under FP8 recipes
+  // other than delayed; docs/memory.md#fp8-training).
+  const double in = savedLinearInputBytes(plan.precision);
+  const double unsplit = 6 + 2 * in, split = 16 + 4 * in; // 10, 24 at 2
+  const double dense =
+      sp ? (unsplit + split) * sbh / t + core : sbh * (unsplit + split / t) + core;
   const bool moe = std::count(c.layerBlocks.begin(), c.layerBlocks.end(),
                               BlockKind::Moe) > 0;
   if (!moe)
     return dense;
   // An MoE layer (no dense MLP) keeps the MoE block's activations in place
-  // of the MLP's 19 s b h (its input 2 and dropout mask 1, split by
-  // sequence parallelism; the 4h products 16, split by t).
-  const double mlp = sp ? 19 * sbh / t : sbh * (3 + 16 / t);
+  // of the MLP's 19 s b h (its input 2 (a linear input) and dropout mask 1,
+  // split by sequence parallelism; the 4h products 16 (the second GEMM's
+  // input 8 of them), split by t).
+  const double mlpUnsplit = 1 + in, mlpSplit = 8 + 4 * in; // 3, 16 at 2
+  const double mlp = sp ? (mlpUnsplit + mlpSplit) * sbh / t
+                        : sbh * (mlpUnsplit + mlpSplit / t);
   return dense - mlp + moeActivationBytes(c, plan);
 }
 
@@ -169,7 +202,9 @@ double tshape::cost::moeActivationBytes(const ModelConfig &c,
   // its E/ep experts receive as many copies: tokens x k / E per expert):
   // the permuted input (2h), the gate and up outputs and the activation's
   // output (3 x 2 f_e / t) and the expert's output before the weighted sum
-  // (2h), in 16-bit activations.
+  // (2h), in 16-bit activations. The permuted input and the activation's
+  // output are the grouped GEMMs' inputs, saved at savedLinearInputBytes
+  // per element in FP8 training (TE's GroupedLinear).
   const double s = double(model::rankSeq(c));
   const double b = double(getParam(c, Param::Microbatch));
   const double h = double(getParam(c, Param::Hidden));
@@ -179,12 +214,15 @@ double tshape::cost::moeActivationBytes(const ModelConfig &c,
   const double sbh = s * b * h;
   const double spDiv = plan.sequenceParallel ? t : 1.0;
   const double copies = s * b * k;
-  return 3 * sbh / spDiv + 4 * s * b * e + copies * (2 * h + 6 * f / t + 2 * h);
+  const double in = savedLinearInputBytes(plan.precision);
+  return 3 * sbh / spDiv + 4 * s * b * e +
+         copies * (in * h + (4 + in) * f / t + 2 * h);
 }
 
 std::optional<MemoryEstimate>
 tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
-                             std::string *error) {
+                             std::string *error,
+                             const target::GpuTarget *target) {
   std::string bad = checkPlan(c, plan);
   if (!bad.empty()) {
     if (error)
@@ -268,7 +306,7 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     // layers). Every data-parallel rank computes with the whole weights, so
     // only FSDP (which gathers and casts one layer at a time) shards them.
     st.fp8Weights = double(st.layerState.params) *
-                    fp8WeightCopyBytes(plan.precision) /
+                    fp8WeightCopyBytes(plan.precision, target) /
                     (plan.sharding == StateSharding::Fsdp ? double(group)
                                                           : 1.0);
     st.activations = perLayerActs * double(st.layersInFlight);

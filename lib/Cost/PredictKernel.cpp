@@ -68,7 +68,7 @@ GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
   if (g.pass != model::GemmPass::GradB)
     p.quantize = block ? Quantize::Block : Quantize::PerTensor;
   p.quantizeTranspose = p.quantize != Quantize::None && run->backward() &&
-                        (block || (t && t->arch == "hopper"));
+                        (block || (t && t->fp8TnOnly));
   return p;
 }
 
@@ -88,8 +88,10 @@ AttentionProblem tshape::cost::attentionProblem(const model::AttentionSpec &a,
   p.causal = a.causal;
   p.dtype = dtype;
   // A prefill chunk over the tokens cached before it: kv length = cached
-  // + queries.
-  if (a.kvLen.value > a.queryLen.value)
+  // + queries. Over keys not its own (MLA's context): that many keys.
+  if (a.cross)
+    p.crossKeys = a.kvLen.value;
+  else if (a.kvLen.value > a.queryLen.value)
     p.cached = a.kvLen.value - a.queryLen.value;
   // A value head dim of its own only when it differs (MLA's prefill).
   if (a.valueHeadDim.value != a.headDim.value)
@@ -184,12 +186,12 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
     // cache: the decode model. Any other attention, self-attention or a
     // prefill chunk over the tokens cached before it, with one head dim or
     // a value head dim of its own (MLA): the fused model.
-    if (a->kvLen.value > a->queryLen.value &&
+    if (!a->cross && a->kvLen.value > a->queryLen.value &&
         (a->queryLen.value == 1 || a->grouped)) {
       priceDecode(*a, dtype, t, e);
       return e;
     }
-    if (a->kvLen.value < a->queryLen.value) {
+    if (!a->cross && a->kvLen.value < a->queryLen.value) {
       e.supported = false;
       e.unsupported = "attention of " + std::to_string(a->queryLen.value) +
                       " queries over " + std::to_string(a->kvLen.value) +
@@ -209,6 +211,17 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
     }
     e.predictedUs = e.attention.predictedUs;
     e.flops = e.attention.flops;
+    return e;
+  }
+  if (const model::ElementwiseSpec *w = k.elementwise()) {
+    // Memory-bound: its bytes at the bandwidth the GEMM model reaches
+    // (memory_efficiency) plus a launch each (launch_overhead_us); both
+    // constants are the GEMM fit's, none is fitted on these kernels.
+    e.elementwiseBytes = w->bytes(double(model::dtypeBytes(dtype)));
+    e.predictedUs =
+        double(w->count) * t.launchOverheadUs +
+        e.elementwiseBytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) *
+            1e6;
     return e;
   }
   if (const model::CollectiveSpec *c = k.collective()) {

@@ -385,7 +385,7 @@ const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
 std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
                                                 const TrainingPlan &plan,
                                                 std::string *error) {
-  std::optional<MemoryEstimate> mem = estimateMemory(c, plan, error);
+  std::optional<MemoryEstimate> mem = estimateMemory(c, plan, error, &target);
   if (!mem)
     return std::nullopt;
   return estimate(c, plan, std::move(*mem), error);

@@ -47,6 +47,11 @@ const RoleInfo kRoles[] = {
      "wgrad"},
     {Role::MlaOutAbsorb, "mla_out_absorb", RoleGroup::Attention, true,
      "dgrad", "wgrad"},
+    {Role::MlaContextUp, "mla_context_up", RoleGroup::Attention, true,
+     "dgrad", "wgrad"},
+    {Role::MlaContextAttention, "mla_context_attention", RoleGroup::Attention,
+     false, "dq", "dkv"},
+    {Role::MlaMerge, "mla_merge", RoleGroup::Attention, false, "", ""},
 };
 
 /// The built-in roles, then the registered ones; indexed by Role.

@@ -13,6 +13,8 @@ const char *tshape::model::kernelKindName(KernelKind k) {
     return "attention";
   case KernelKind::Collective:
     return "collective";
+  case KernelKind::Elementwise:
+    return "elementwise";
   }
   return "gemm";
 }
@@ -153,6 +155,12 @@ std::vector<std::pair<const char *, Dim>> Kernel::dims() const {
     for (auto [name, d] : copy.dims())
       out.push_back({name, *d});
     return out;
+  }
+  if (const ElementwiseSpec *e = elementwise()) {
+    Dim count;
+    count.value = e->count;
+    count.expr = DimExpr::constant(e->count);
+    return {{"rows", e->rows}, {"width", e->width}, {"count", count}};
   }
   const CollectiveSpec &c = *collective();
   return {{"bytes", c.bytes}, {"ranks", c.ranks}};

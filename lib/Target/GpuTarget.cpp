@@ -76,6 +76,11 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   // MXFP8 (block-scaled FP8) tensor cores: Blackwell (the B200 and GB200
   // datasheets list MXFP8 at the FP8 rate).
   t.mxfp8 = std::string(arch) == "blackwell";
+  // FP8 GEMMs in the TN layout only: Hopper and Ada (Transformer Engine,
+  // transformer_engine/pytorch/utils.py is_non_tn_fp8_gemm_supported:
+  // (10, 0) <= capability < (12, 0) or >= (13, 0); cublaslt_gemm.cu:
+  // "Hopper only supports TN GEMMs for FP8").
+  t.fp8TnOnly = std::string(arch) == "hopper" || std::string(arch) == "ada";
   if (std::string(arch) == "hopper" || std::string(arch) == "blackwell") {
     t.fusedHeadDims = {64, 128, 192, 256};
     t.fusedValueHeadDims = {{192, 128}};

@@ -47,7 +47,7 @@ std::string describe(const tshape::model::GemmSpec &g) {
 
 std::string describe(const tshape::model::AttentionSpec &a) {
   std::string s = "attention layer " + std::to_string(a.layer) +
-                  (a.causal ? " causal" : "");
+                  (a.causal ? " causal" : "") + (a.cross ? " cross" : "");
   for (auto [name, d] : tshape::model::Kernel(a).dims())
     s += std::string(" ") + name + "=" + std::to_string(d.value) + " [" +
          d.expr.str() + "]";
@@ -143,8 +143,10 @@ struct TestGemmConsistencyPass
           tshape::model::modelKernels(*c, run);
       // A MoE layer's all-to-all (ep > 1) moves tokens between ranks; the
       // lowering's gathers stand for it on one rank, with no contraction.
+      // MLA's merge of two partial attention outputs (an elementwise
+      // kernel) is no contraction either.
       llvm::erase_if(kernels, [](const tshape::model::Kernel &k) {
-        return k.collective() != nullptr;
+        return k.collective() != nullptr || k.elementwise() != nullptr;
       });
       if (!hasVocab) // no embedding or head: no logits GEMMs
         llvm::erase_if(kernels, [](const tshape::model::Kernel &k) {

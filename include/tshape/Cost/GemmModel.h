@@ -152,6 +152,10 @@ struct AttentionProblem {
   /// The value head dim when it differs from headDim (MLA's prefill:
   /// query/key 192, value 128); 0: headDim.
   int64_t valueHeadDim = 0;
+  /// Keys that are not the queries' own (a cross attention: MLA's chunk
+  /// over its up-projected context): every query sees all of them, no mask,
+  /// and none is written to a cache; 0: the keys are cached + seq.
+  int64_t crossKeys = 0;
 };
 
 /// The kernel's predicted time: the score and value products over the

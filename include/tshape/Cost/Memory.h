@@ -19,6 +19,7 @@
 #define TSHAPE_COST_MEMORY_H
 
 #include "tshape/Model/Transformer.h"
+#include "tshape/Target/GpuTarget.h"
 
 #include <cstdint>
 #include <optional>
@@ -74,7 +75,8 @@ struct TrainingPlan {
   /// The linear layers' precision (RunShape::precision; `tshape-plan
   /// --precision`, Megatron-LM's --fp8-format/--fp8-recipe): the step
   /// prices its weight GEMMs as FP8 linear layers (predictKernel), and the
-  /// memory adds FP8's copies of the weights (fp8Copies). The training
+  /// memory adds FP8's copies of the weights (fp8WeightCopyBytes) and keeps
+  /// the linear layers' saved inputs in FP8 (savedLinearInputBytes). The training
   /// state stays `bytes` (Transformer Engine keeps bf16 weights). nullopt:
   /// the model's element type.
   std::optional<Precision> precision;
@@ -137,11 +139,22 @@ struct MemoryEstimate {
 };
 
 /// Bytes per parameter of the FP8 copies of a weight that Transformer
-/// Engine keeps through a training step at `precision` (docs/memory.md#fp8):
-/// fp8, a row-wise copy for the forward and a column-wise (transposed) one
-/// for the data gradient, 2; mxfp8, the same two with one E8M0 scale per
-/// 32 elements each, 2 x (1 + 1/32); bf16 (or none), 0.
-double fp8WeightCopyBytes(std::optional<Precision> precision);
+/// Engine keeps through a training step at `precision` on `target`
+/// (docs/memory.md#fp8-training): fp8, a row-wise copy for the forward and,
+/// where the FP8 GEMMs take only the TN layout (GpuTarget::fp8TnOnly:
+/// Hopper, Ada), a transposed one for the data gradient, 2; on Blackwell
+/// sm100 the one copy serves both, 1; mxfp8, a row-wise and a column-wise
+/// copy on every target, each with one E8M0 scale per 32 elements,
+/// 2 x (1 + 1/32); bf16 (or none), 0. No target: the TN-only count, an
+/// upper bound.
+double fp8WeightCopyBytes(std::optional<Precision> precision,
+                          const target::GpuTarget *target = nullptr);
+
+/// Bytes per element of a linear layer's input saved for its weight
+/// gradient at `precision` (docs/memory.md#fp8-training): Transformer
+/// Engine keeps the input its forward quantized (the column-wise usage
+/// only), 1 byte in fp8, 1 + 1/32 in mxfp8; 2 (16-bit) otherwise.
+double savedLinearInputBytes(std::optional<Precision> precision);
 
 /// The activation bytes one decoder layer keeps for one microbatch
 /// (Korthikanti et al. 2022, Table 2), with the sequence divided by the
@@ -163,9 +176,13 @@ double moeActivationBytes(const model::ModelConfig &config,
 /// (numbers and what to change) when the config or the plan is invalid
 /// (a rule of checkModel, layers not divisible by pp x v, a degree, v or m
 /// below 1, an interleaved schedule without pipeline parallelism).
+/// `target` is the GPU the plan runs on; it decides the FP8 weight
+/// copies (fp8WeightCopyBytes; nullptr: counted as on Hopper).
 std::optional<MemoryEstimate> estimateMemory(const model::ModelConfig &config,
                                              const TrainingPlan &plan,
-                                             std::string *error = nullptr);
+                                             std::string *error = nullptr,
+                                             const target::GpuTarget *target =
+                                                 nullptr);
 
 /// Bytes in a GiB (2^30), the unit of Korthikanti et al.'s Figure 1.
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

@@ -43,6 +43,9 @@ struct KernelEstimate {
   DecodeAttentionEstimate decode;
   bool decodeStep = false;
   CollectiveEstimate collective;    ///< kind Collective
+  /// Kind Elementwise: the bytes it reads and writes (its time is them at
+  /// bandwidth x memory_efficiency, plus launch_overhead_us per launch).
+  double elementwiseBytes = 0;
 };
 
 /// The groups of a grouped expert GEMM (batch over the rank's E/ep
@@ -75,8 +78,9 @@ double weightElementBytes(const model::GemmSpec &g, model::DType dtype,
 /// the output gradient dY in the data gradient (per-tensor current scaling
 /// or MXFP8 block scaling); the weight gradient's operands were written by
 /// those casts. In training the cast writes a transposed copy for the
-/// weight gradient: on Hopper (`t` of arch hopper: its FP8 GEMMs take only
-/// the TN layout) and under block scaling (column-wise scales). The other
+/// weight gradient: where the target's FP8 GEMMs take only the TN layout
+/// (`t->fp8TnOnly`: Hopper, Ada) and under block scaling (column-wise
+/// scales). The other
 /// GEMMs (unfused attention products) stay in `dtype`.
 GemmProblem gemmProblem(const model::GemmSpec &g, model::DType dtype,
                         const model::RunShape *run = nullptr,

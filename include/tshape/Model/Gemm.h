@@ -51,6 +51,9 @@ enum class Role : uint8_t {
   MlaKvUp,      ///< MLA key/value up projection (r_kv -> a(dn+dv))
   MlaQAbsorb,   ///< decode: each head's query through W_UK (dn -> r_kv)
   MlaOutAbsorb, ///< decode: each head's latent output through W_UV (r_kv -> dv)
+  MlaContextUp, ///< prefill over a cache: the cached latents through kv_up (r_kv -> a(dn+dv))
+  MlaContextAttention, ///< prefill over a cache: the chunk's queries over the context
+  MlaMerge,     ///< prefill over a cache: the two partial outputs merged by LSE
 };
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 

@@ -1,7 +1,7 @@
 //===- Kernel.h - One kernel of a model: GEMM, attention, collective -*- C++ -*-===//
 //
 // What the blocks emit (Blocks/Block.h): a kernel is a GEMM (Gemm.h), a
-// fused attention, or a collective, each with its role, its layer and its
+// fused attention, a collective or a memory-bound elementwise kernel, each with its role, its layer and its
 // sizes as values and as expressions over named parameters (DimExpr.h).
 // The lowering emits them and stamps them on the IR; the analysis, the
 // search and tshape-predict price them with one function (Cost/Kernel.h,
@@ -20,8 +20,8 @@
 
 namespace tshape::model {
 
-enum class KernelKind : uint8_t { Gemm, Attention, Collective };
-/// "gemm", "attention", "collective".
+enum class KernelKind : uint8_t { Gemm, Attention, Collective, Elementwise };
+/// "gemm", "attention", "collective", "elementwise".
 const char *kernelKindName(KernelKind k);
 
 /// A fused attention kernel (FlashAttention) on one rank: `batch`
@@ -49,6 +49,13 @@ struct AttentionSpec {
   /// MLA decode: one latent cache serves as both): the cache holds and a
   /// step reads the keys only.
   bool valuesInKeys = false;
+  /// The keys are not the queries' own: each of the queryLen queries sees
+  /// all kvLen keys, none of which is a query's token and none of which it
+  /// writes to the cache (MLA's context attention of a prefill chunk over
+  /// the cached tokens' up-projected keys and values, vLLM's
+  /// _compute_prefill_context; not causal). Otherwise a kv length beyond
+  /// the queries is that many cached keys before them.
+  bool cross = false;
   Bindings env;
   bool overflow = false;
 
@@ -102,12 +109,36 @@ struct CollectiveSpec {
   bool overflow = false;
 };
 
-/// One kernel: exactly one of the three.
+/// A memory-bound elementwise kernel run `count` times: each launch reads
+/// and writes `tensors` tensors of `rows` x `width` elements in the model's
+/// element type, plus `rowExtraBytes` bytes per row (fp32 statistics). MLA's
+/// merge of two partial attention outputs by their log-sum-exp (vLLM's
+/// merge_attn_states: reads both outputs and their LSEs, writes one).
+struct ElementwiseSpec {
+  Role role = Role::MlaMerge;
+  int64_t layer = -1;
+  Dim rows, width;
+  int64_t count = 1;
+  int64_t tensors = 1;
+  double rowExtraBytes = 0;
+  Bindings env;
+  bool overflow = false;
+
+  /// Bytes moved over all launches with `elementBytes` per element.
+  double bytes(double elementBytes) const {
+    return double(count) * double(rows.value) *
+           (double(tensors) * double(width.value) * elementBytes +
+            rowExtraBytes);
+  }
+};
+
+/// One kernel: exactly one of the four.
 class Kernel {
 public:
   Kernel(GemmSpec g) : body(std::move(g)) {}
   Kernel(AttentionSpec a) : body(std::move(a)) {}
   Kernel(CollectiveSpec c) : body(std::move(c)) {}
+  Kernel(ElementwiseSpec e) : body(std::move(e)) {}
 
   KernelKind kind() const { return KernelKind(body.index()); }
   const GemmSpec *gemm() const { return std::get_if<GemmSpec>(&body); }
@@ -116,6 +147,9 @@ public:
   }
   const CollectiveSpec *collective() const {
     return std::get_if<CollectiveSpec>(&body);
+  }
+  const ElementwiseSpec *elementwise() const {
+    return std::get_if<ElementwiseSpec>(&body);
   }
   GemmSpec *gemm() { return std::get_if<GemmSpec>(&body); }
   AttentionSpec *attention() { return std::get_if<AttentionSpec>(&body); }
@@ -131,7 +165,7 @@ public:
   std::vector<std::pair<const char *, Dim>> dims() const;
 
 private:
-  std::variant<GemmSpec, AttentionSpec, CollectiveSpec> body;
+  std::variant<GemmSpec, AttentionSpec, CollectiveSpec, ElementwiseSpec> body;
 };
 
 /// The kernels of `kernels` that are GEMMs, in order.

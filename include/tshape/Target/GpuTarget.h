@@ -167,6 +167,16 @@ struct GpuTarget {
   /// Whether the tensor cores take MXFP8 (E8M0 block scales per 32
   /// elements): Blackwell. Datasheet fact, not fitted.
   bool mxfp8 = false;
+  /// Whether its FP8 GEMMs take only the TN layout (both operands
+  /// K-major), so that an FP8 tensor used column-wise (a weight in the data
+  /// gradient, an input in the weight gradient) needs a physical transposed
+  /// copy: Hopper and Ada, not Blackwell sm100, whose tensor cores take
+  /// either layout (Transformer Engine's is_non_tn_fp8_gemm_supported:
+  /// compute capability 10.x or 13+; docs/targets.md#fp8-layouts).
+  /// Datasheet fact, not fitted. What the FP8 cast writes
+  /// (Cost/PredictKernel.h, gemmProblem) and the FP8 weight copies a
+  /// training step keeps (Cost/Memory.h, fp8WeightCopyBytes) follow it.
+  bool fp8TnOnly = false;
   /// The attention software stack the attention and decode constants were
   /// fitted on ("vllm-0.19"; empty: not fitted on attention timings).
   std::string attentionStack;

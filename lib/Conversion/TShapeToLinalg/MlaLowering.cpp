@@ -11,6 +11,14 @@
 // with M = the step's tokens), attention of the heads over one latent
 // key/value head (the cache of r_kv+d_r per token; values are its first
 // r_kv), each head's output through W_UV, then the output projection.
+// A prefill chunk over a cache (Blocks/Mla.cpp, vLLM's chunked context):
+// the chunk's own keys and values and its causal attention over them; the
+// cached latents (a constant like the weights, [b*C, r_kv], and the cached
+// rotary keys [b, C, d_r]) through the same kv_up weight (mla_context_up),
+// the chunk's queries over them (not causal), and the two outputs merged:
+// a linalg.add stands for merge_attn_states, whose LSE rescaling is
+// elementwise and left out as the softmax's exponentials are (the cost
+// model prices the merge, an elementwise kernel, from the block's list).
 // The score GEMM carries the attention kernel (setAttentionProvenance) as
 // for tshape.attention. The backward of a training step follows the
 // attention lowering's (the softmax and rotary derivatives are
@@ -71,6 +79,14 @@ Value toHeadsFirst(Lowerer &l, Value x3, int64_t heads) {
   return l.collapse(l.transpose(x4, {1, 0, 2, 3}), {{0}, {1, 2}, {3}});
 }
 
+/// [b*C, a*d] -> [b*a, C, d]: the heads of `tokens` tokens per sequence
+/// (the cached context's, not the chunk's).
+Value contextHeads(Lowerer &l, Value x2, int64_t tokens, int64_t heads,
+                   int64_t d) {
+  Value x4 = l.expand(x2, {l.batchSize(), tokens, heads, d}, {{0, 1}, {2, 3}});
+  return l.collapse(l.transpose(x4, {0, 2, 1, 3}), {{0, 1}, {2}, {3}});
+}
+
 /// Marks the score and value GEMMs as one fused kernel, the score GEMM
 /// carrying it.
 void markFused(Lowerer &l, Value scores, Value ctx,
@@ -98,6 +114,7 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
                         *kvUp = Lowerer::find(ks, Role::MlaKvUp),
                         *qAbsorb = Lowerer::find(ks, Role::MlaQAbsorb),
                         *oAbsorb = Lowerer::find(ks, Role::MlaOutAbsorb),
+                        *ctxUp = Lowerer::find(ks, Role::MlaContextUp),
                         *out = Lowerer::find(ks, Role::AttnOut);
   const bool fused = llvm::any_of(
       ks, [](const model::Kernel &k) { return k.attention() != nullptr; });
@@ -133,7 +150,8 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
   }
 
   // Training and prefill: each head's key and value from the latent.
-  Value kv = l.linear(*kvUp, sliceLast(l, kvA, 0, rkv), &kvSteps);
+  Value wKvUp = l.weight({kvUp->n.value, kvUp->k.value});
+  Value kv = l.linear(*kvUp, sliceLast(l, kvA, 0, rkv), &kvSteps, wKvUp);
   Value kvh = l.toHeads(kv, aR, dn + dv); // [b*a, s, dn+dv]
   Value kRope = l.broadcastGroups(l.toHeads(sliceLast(l, kvA, rkv, dr), 1, dr),
                                   1, aR);
@@ -146,6 +164,24 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
   Value ctx = l.gemm(valueSpec, probs, v);
   if (fused)
     markFused(l, scores, ctx, attn, layer);
+  if (ctxUp) {
+    // The chunk's queries over the up-projected context, merged into ctx.
+    const model::AttentionSpec ctxAttn =
+        model::mlaContextAttentionKernel(c, l.runShapeOf(), layer);
+    const int64_t ctxLen = ctxAttn.kvLen.value;
+    const std::vector<model::GemmSpec> cpv = ctxAttn.gemms();
+    Value latents = l.weight({l.batchSize() * ctxLen, rkv});
+    Value ctxKv = contextHeads(l, l.linear(*ctxUp, latents, nullptr, wKvUp),
+                               ctxLen, aR, dn + dv);
+    Value ctxRope =
+        l.broadcastGroups(l.weight({l.batchSize(), ctxLen, dr}), 1, aR);
+    Value kC = concatLast(l, {sliceLast(l, ctxKv, 0, dn), ctxRope});
+    Value sC = l.gemm(cpv[0], q, kC);
+    Value oC = l.gemm(cpv[1], l.softmax(sC), sliceLast(l, ctxKv, dn, dv));
+    if (fused)
+      markFused(l, sC, oC, ctxAttn, layer);
+    ctx = l.add(ctx, oC);
+  }
   Value y = l.linear(*out, l.fromHeads(ctx, aR, dv), &outStep);
 
   const bool hasQLatent = qDown != nullptr;

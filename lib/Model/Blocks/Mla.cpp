@@ -22,11 +22,22 @@
 // first r_kv of it: q_absorb a_t x (T x d_n).(d_n x r_kv), the attention,
 // out_absorb a_t x (T x r_kv).(r_kv x d_v). The cache holds r_kv+d_r
 // elements per token and layer on every rank (mlaCacheElements).
+// A prefill chunk of q tokens over C cached ones runs as vLLM's MLA common
+// backend does (v1/attention/backends/mla/common.py, "Chunked Prefill";
+// _forward_prefill, _compute_prefill_context): kv_up of the chunk's own
+// latents and its causal attention over them; the cached latents through
+// kv_up too (mla_context_up, (b C x r_kv).(r_kv x a_t(d_n+d_v))), the
+// chunk's queries over them (mla_context_attention: not causal), and the
+// two partial outputs merged by their log-sum-exp (mla_merge,
+// merge_attn_states; once per context piece, the context being split into
+// pieces of floor(64 Ki / b) tokens per sequence by vLLM's workspace).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
+
+#include <algorithm>
 
 using namespace tshape::model;
 
@@ -61,7 +72,42 @@ AttentionSpec tshape::model::mlaAttentionKernel(const ModelConfig &c,
     a.kvHeads = a.heads;
     a.headDim = blockDim(a.env, P(Param::QkNopeDim) + P(Param::QkRopeDim), o);
     a.valueHeadDim = blockDim(a.env, P(Param::VHeadDim), o);
+    // Over a cache, the chunk attends to its own tokens here; the context
+    // is mlaContextAttentionKernel's.
+    if (mlaContextTokens(c, run) > 0)
+      a.kvLen = a.queryLen;
   }
+  return a;
+}
+
+int64_t tshape::model::mlaContextTokens(const ModelConfig &c,
+                                        const RunShape &run) {
+  if (run.phase != Phase::Prefill || run.kvLength <= 0)
+    return 0;
+  return std::max<int64_t>(0, run.kvLength - c.seq);
+}
+
+int64_t tshape::model::mlaContextPieces(const ModelConfig &c,
+                                        const RunShape &run) {
+  const int64_t context = mlaContextTokens(c, run);
+  if (context <= 0)
+    return 0;
+  // vLLM gives each sequence with a context an equal share of the
+  // workspace (max_context_chunk = workspace // prefills, rounded down to
+  // the page size, which is left out here), at least one token.
+  const int64_t share =
+      std::max<int64_t>(1, kMlaContextWorkspace / std::max<int64_t>(1, c.microbatch));
+  return (context + share - 1) / share;
+}
+
+AttentionSpec tshape::model::mlaContextAttentionKernel(const ModelConfig &c,
+                                                       const RunShape &run,
+                                                       int64_t layer) {
+  AttentionSpec a = mlaAttentionKernel(c, run, layer);
+  a.role = Role::MlaContextAttention;
+  a.kvLen = blockDim(a.env, E::constant(mlaContextTokens(c, run)), &a.overflow);
+  a.causal = false;
+  a.cross = true;
   return a;
 }
 
@@ -93,12 +139,40 @@ std::vector<Kernel> tshape::model::mlaKernels(const ModelConfig &c,
     out.push_back(a);
     gemm(Role::MlaOutAbsorb, heads, v, kvRank);
   } else {
+    auto attend = [&](const AttentionSpec &k) {
+      if (c.attention.fused)
+        out.push_back(k);
+      else
+        for (GemmSpec &g : k.gemms())
+          out.push_back(std::move(g));
+    };
     gemm(Role::MlaKvUp, E(), heads * (nope + v), kvRank);
-    if (c.attention.fused)
-      out.push_back(a);
-    else
-      for (GemmSpec &g : a.gemms())
-        out.push_back(std::move(g));
+    attend(a);
+    if (const int64_t context = mlaContextTokens(c, run); context > 0) {
+      // The cached latents of the b sequences through kv_up, M = b C (the
+      // pieces' GEMMs as one: each has >= 64 Ki / b x b rows but the last),
+      // the chunk's queries over them, then the merges: one per piece
+      // (vLLM merges each piece after the first into the running output,
+      // then the context's into the chunk's own).
+      out.push_back(blockGemm(env, Role::MlaContextUp, layer, E(),
+                              P(Param::Microbatch) * E::constant(context),
+                              heads * (nope + v), kvRank, false, true));
+      attend(mlaContextAttentionKernel(c, run, layer));
+      ElementwiseSpec merge;
+      merge.role = Role::MlaMerge;
+      merge.layer = layer;
+      merge.env = env;
+      merge.rows = blockDim(env, tokens * heads, &merge.overflow);
+      merge.width = blockDim(env, v, &merge.overflow);
+      merge.count = mlaContextPieces(c, run);
+      // Each merge reads two outputs and writes one ([rows, d_v] in the
+      // model's type), reads two fp32 LSEs per row, and writes the merged
+      // LSE but for the last (merge_attn_states' output_lse).
+      merge.tensors = 3;
+      merge.rowExtraBytes =
+          8 + 4.0 * double(merge.count - 1) / double(merge.count);
+      out.push_back(merge);
+    }
   }
   gemm(Role::AttnOut, E(), hidden, heads * v);
   return out;

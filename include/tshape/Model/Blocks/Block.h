@@ -137,9 +137,27 @@ std::optional<int64_t> lmHeadWeights(const ModelConfig &c);
 std::vector<Kernel> mlaKernels(const ModelConfig &c, const RunShape &run,
                                int64_t layer);
 std::optional<int64_t> mlaWeights(const ModelConfig &c);
-/// The attention kernel of an MLA block (absorbed when decoding).
+/// The attention kernel of an MLA block (absorbed when decoding; a
+/// prefill chunk over a cache: the chunk's causal attention over its own
+/// tokens, the context being mlaContextAttentionKernel's).
 AttentionSpec mlaAttentionKernel(const ModelConfig &c, const RunShape &run,
                                  int64_t layer);
+/// Cached tokens per sequence a prefill chunk of an MLA block attends to
+/// through the up-projected context: kv length - chunk when the run is a
+/// prefill over a longer kv length, else 0.
+int64_t mlaContextTokens(const ModelConfig &c, const RunShape &run);
+/// vLLM's workspace for the up-projected context, in tokens
+/// (determine_chunked_prefill_workspace_size: min(max(8 max_model_len,
+/// 4 max_num_seqs block_size), 64 Ki), 64 Ki for max_model_len >= 8192).
+inline constexpr int64_t kMlaContextWorkspace = 64 * 1024;
+/// The context's pieces: ceil(context / floor(workspace / b)), as vLLM's
+/// metadata builder splits it (max_context_chunk, num_chunks); 0 without
+/// a context.
+int64_t mlaContextPieces(const ModelConfig &c, const RunShape &run);
+/// The chunk's attention over the context (cross: not causal, keys none
+/// of its own) of a prefill over a cache (mlaContextTokens > 0).
+AttentionSpec mlaContextAttentionKernel(const ModelConfig &c,
+                                        const RunShape &run, int64_t layer);
 /// KV-cache elements per token and layer on one rank: r_kv + d_r.
 std::optional<int64_t> mlaCacheElements(const ModelConfig &c);
 /// The attention block's: 2 (K and V) x kv heads per rank x head dim.

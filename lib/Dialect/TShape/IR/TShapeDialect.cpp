@@ -107,7 +107,7 @@ namespace {
 struct Sizes {
   std::map<std::string, model::DimExpr> exprs;
   model::Bindings env;
-  bool causal = false, grouped = false;
+  bool causal = false, grouped = false, cross = false;
   std::optional<model::DType> kvCache;
   model::DimExpr get(const std::string &key) const {
     auto it = exprs.find(key);
@@ -130,8 +130,9 @@ const std::vector<std::string> &attentionKeys() {
 }
 
 /// The entries of a tshape.attention besides its sizes: the unit flags
-/// `causal` and `grouped`, and `kv_cache`, the cache's element type.
-const char *const kAttentionExtras = "causal, grouped, kv_cache";
+/// `causal`, `grouped` and `cross` (keys not the queries' own), and
+/// `kv_cache`, the cache's element type.
+const char *const kAttentionExtras = "causal, grouped, cross, kv_cache";
 
 /// Parses a dictionary of size expressions under `keys`, with `params`
 /// (tshape.sizes, `allow` = "params") or the attention's extras (`allow`
@@ -158,7 +159,8 @@ std::optional<Sizes> parseSizes(DictionaryAttr d,
       s.exprs.emplace(key.str(), *expr);
       continue;
     }
-    const bool flag = attention && (key == "causal" || key == "grouped");
+    const bool flag = attention &&
+                      (key == "causal" || key == "grouped" || key == "cross");
     if (!flag && !(attention && key == "kv_cache") &&
         !(!attention && key == allow)) {
       error = "has an unknown entry '" + key.str() + "' (expected " +
@@ -170,7 +172,8 @@ std::optional<Sizes> parseSizes(DictionaryAttr d,
         error = "entry '" + key.str() + "' must be a unit attribute";
         return std::nullopt;
       }
-      (key == "causal" ? s.causal : s.grouped) = true;
+      (key == "causal" ? s.causal : key == "grouped" ? s.grouped : s.cross) =
+          true;
       continue;
     }
     if (key == "kv_cache") {
@@ -264,6 +267,8 @@ void tshape::setAttentionProvenance(Operation *op,
     entries.push_back(b.getNamedAttr("causal", b.getUnitAttr()));
   if (a.grouped)
     entries.push_back(b.getNamedAttr("grouped", b.getUnitAttr()));
+  if (a.cross)
+    entries.push_back(b.getNamedAttr("cross", b.getUnitAttr()));
   if (a.cacheDType)
     entries.push_back(b.getNamedAttr(
         "kv_cache", b.getStringAttr(model::dtypeName(*a.cacheDType))));
@@ -288,6 +293,7 @@ tshape::getAttentionProvenance(Operation *op) {
     a.layer = l.getInt();
   a.causal = parsed->causal;
   a.grouped = parsed->grouped;
+  a.cross = parsed->cross;
   a.cacheDType = parsed->kvCache;
   for (auto [key, dim] : a.dims())
     dim->expr = parsed->get(key);
