@@ -296,6 +296,10 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
   c.moe.experts = p.experts;
   c.moe.topk = p.topk;
   c.moe.inner = p.inter;
+  // fused_moe holds gate and up as one weight (w13) and runs them as one
+  // grouped GEMM of width 2f: two expert GEMMs per layer, each quantizing
+  // its input once under fp8.
+  c.mlp.fusedGateUp = true;
   c.parallel.tp = p.tp;
   // The rank's active experts under either routing (with masking, a rank
   // of ep > 1 gets tokens x k / ep balanced copies); a skewed routing's
