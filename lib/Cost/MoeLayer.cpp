@@ -38,7 +38,12 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
                                                 double activeExperts) {
   MoeLayerEstimate m;
   const model::Bindings env = model::bindings(c);
-  for (const model::Kernel &k : model::moeKernels(c, run, layer)) {
+  // fused_moe holds gate and up as one weight (w13) and runs them as one
+  // grouped GEMM of width 2f: two expert GEMMs per layer, each quantizing
+  // its input once under fp8, whatever layout the config's dense MLPs take.
+  model::ModelConfig fused = c;
+  fused.mlp.fusedGateUp = true;
+  for (const model::Kernel &k : model::moeKernels(fused, run, layer)) {
     // The fused layer starts from the router's logits and sends nothing
     // between ranks: its grouped expert GEMMs (and shared experts, when
     // the block has them).
@@ -296,10 +301,6 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
   c.moe.experts = p.experts;
   c.moe.topk = p.topk;
   c.moe.inner = p.inter;
-  // fused_moe holds gate and up as one weight (w13) and runs them as one
-  // grouped GEMM of width 2f: two expert GEMMs per layer, each quantizing
-  // its input once under fp8.
-  c.mlp.fusedGateUp = true;
   c.parallel.tp = p.tp;
   // The rank's active experts under either routing (with masking, a rank
   // of ep > 1 gets tokens x k / ep balanced copies); a skewed routing's
