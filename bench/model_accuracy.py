@@ -527,11 +527,15 @@ def write_moe(w, moe):
       "its E/ep experts' groups (vLLM's expert parallelism by masking), "
       "while its permutation still moves every routed copy. fp8 layers "
       "run at precision fp8 (FP8 expert GEMMs quantizing their input). "
+      "Gate and up run as one grouped GEMM of width 2f, as `fused_moe` "
+      "runs its `w13` weight. "
       "Power-law rows (`power_law_A`) are priced by the measured rank's "
       "expected load under the collector's distribution "
       "([cost-model.md](cost-model.md#skewed-routing): the copies and "
-      "active experts of the rank holding the busiest expert, through the "
-      "block's `capacity`; nothing fitted). `tshape-predict` and "
+      "active experts of the busiest of the moe_ep ranks the sample's "
+      "counts fall on at random, the collector's ties spread over the "
+      "ranks, through the block's `capacity`; nothing fitted). "
+      "`tshape-predict` and "
       "`tshape-calibrate` read the MoE file as it is "
       "([predict.md](predict.md#formats)); every row counts (repeats "
       f"included: {fit['measurements']:,} rows). **Split:** a fixed hash "
@@ -585,32 +589,44 @@ def write_moe(w, moe):
     w("**Decode-sized layers.** A decode step sends batch x k token "
       "copies to E experts: at 1-256 tokens most experts get a few tokens "
       "or none, and the layer reads the active experts' weights. Held-out "
-      "error by the tokens entering the layer (after the fit):")
+      "median error by the tokens entering the layer, before → after the "
+      "few-token work (before: commit 801757e, gate and up priced as two "
+      "GEMMs and the power-law rank of moe_ep > 1 as the busiest expert "
+      "with E/ep - 1 others of average load; both refitted):")
     w("")
+    # Held-out medians of commit 801757e's shipped constants.
+    before = {("bf16", "tokens <= 16"): 13.6,
+              ("bf16", "16 < tokens <= 256"): 6.3,
+              ("bf16", "tokens > 256"): 7.5,
+              ("fp8", "tokens <= 16"): 16.5,
+              ("fp8", "16 < tokens <= 256"): 7.2,
+              ("fp8", "tokens > 256"): 11.2}
     w("| dtype | " + " | ".join(MOE_TOKENS) + " |")
     w("| --- |" + " --- |" * len(MOE_TOKENS))
     for dt in ("bf16", "fp8"):
         cells = []
         for regime in MOE_TOKENS:
             n, m, p = moe["by_dtype"][dt]["after"]["regimes"][regime]
-            cells.append(f"{pct(m)} (p90 {pct(p)}, {n:,} rows)")
+            cells.append(f"{pct(before[(dt, regime)])} → {pct(m)} "
+                         f"(p90 {pct(p)}, {n:,} rows)")
         w(f"| {dt} | " + " | ".join(cells) + " |")
     w("")
-    w("At 1-16 tokens two errors remain. The smallest layers (a few "
-      "experts of inner size <= 512 per rank) measure 20-30 us at one "
-      "token while the model's floor, `moe_overhead_us` plus three grouped "
-      "GEMM launches, is about 36 us: the fixed cost fitted over all sizes "
-      "is too high for them (a median 1.15x at 1 token). And power-law "
-      "routing at 4-16 tokens is under-priced (0.81-0.85x): the expected "
-      "routing gives the active experts of a faithful simulation of the "
-      "collector (within about 2% of their mean over 30 random draws), "
-      "but the kernel's time falls less than their weights do (its grid "
-      "is sized for every expert, so idle experts still launch tiles), "
-      "which no constant of the model prices yet. The p90 stays large: "
-      "at moe_tp 16-32 the per-rank expert width is 32-128, where the "
-      "Triton kernel's tiles are mostly empty, "
-      "and fp8 layers at mid token counts run slower than the model's FP8 "
-      "GEMMs.")
+    w("What moved the few-token figures (fitting half, "
+      "[cost-model.md](cost-model.md#moe-layers)): `fused_moe` runs gate "
+      "and up as one GEMM, so a layer has two expert GEMMs, two launches "
+      "and, under fp8, two input quantizations, not three GEMMs and six "
+      "quantization kernels (fp8 layers at one token had been predicted "
+      "at 0.99x the bf16 ones, measured 0.79x); and at 4-16 tokens the "
+      "busiest of the moe_ep ranks holds more busy experts than the busiest "
+      "expert plus average ones (power-law rows of <= 16 tokens with "
+      "moe_ep > 1: median bias -14% → -2%, bf16). What remains at 1-16 "
+      "tokens: at moe_tp 16-32 (per-rank expert width 64-168) the Triton "
+      "kernel's small tiles take up to 3x the weight-read time (moe_tp 16 "
+      "slower than moe_tp 8 on some shapes), which no term prices; "
+      "balanced ep 1 rows are 9-10% high while power-law ep 1 rows are "
+      "5-8% low at the same active-expert counts, a split the model's "
+      "per-expert cost cannot make; and the fixed cost, one constant over "
+      "all sizes, now sits a little high for the smallest fp8 layers.")
     w("")
 
 

@@ -386,8 +386,8 @@ TEST(MoeLayer, PowerLawRankLoad) {
   // Balanced 4 / 2 = 2 per expert; the rank's 4 copies over its 2 busy
   // experts are 2 each: capacity 100.
   EXPECT_EQ(one.capacity(), 100);
-  // ep 2: the rank holds the busiest expert alone (E/ep - 1 = 0 others):
-  // 3 copies, 1 expert; 3 / 2 = 150% of the balanced load.
+  // ep 2: one expert per rank, the busiest rank holds the busiest expert
+  // alone: 3 copies, 1 expert; 3 / 2 = 150% of the balanced load.
   MoeRankLoad two = moeRankLoad(4, 2, 1, 2, skew);
   EXPECT_DOUBLE_EQ(two.copies, 3.0);
   EXPECT_DOUBLE_EQ(two.activeExperts, 1.0);
@@ -420,6 +420,49 @@ TEST(MoeLayer, PowerLawCapsAtOneCopyPerToken) {
   EXPECT_DOUBLE_EQ(capped.copies, 4.0);
   EXPECT_DOUBLE_EQ(capped.activeExperts, 3.0);
   EXPECT_DOUBLE_EQ(capped.busiestExpert, 2.0);
+}
+
+TEST(MoeLayer, BusiestRankOfRandomPlacements) {
+  // Two experts of one copy each among 4 (no ties), ep 2 (2 per rank).
+  // Of the C(4,2) = 6 pairs of positions, 2 put both on one rank: that rank
+  // is the busiest (2 copies, 2 experts). Otherwise both ranks hold 1 and
+  // the first is taken (torch.argmax): 1 copy, 1 expert. Expected copies
+  // and experts 2/6 x 2 + 4/6 x 1 = 4/3; the mean of 256 placements has a
+  // standard error of sqrt(2/9 / 256) = 0.03, so within 0.1.
+  MoeRankShare s = moeBusiestRank({1, 1, 0, 0}, {}, 2);
+  EXPECT_NEAR(s.copies, 4.0 / 3.0, 0.1);
+  EXPECT_NEAR(s.activeExperts, 4.0 / 3.0, 0.1);
+  EXPECT_DOUBLE_EQ(s.busiestExpert, 1.0);
+  // One expert per rank (ep = E): the busiest rank holds the largest count
+  // in every placement: 3 copies, 1 expert.
+  MoeRankShare one = moeBusiestRank({3, 1}, {}, 2);
+  EXPECT_DOUBLE_EQ(one.copies, 3.0);
+  EXPECT_DOUBLE_EQ(one.activeExperts, 1.0);
+  EXPECT_DOUBLE_EQ(one.busiestExpert, 3.0);
+  // Four tie units over 8 experts and 4 ranks spread evenly: the rank holds
+  // ceil(4 / 4) = 1 of them.
+  MoeRankShare ties = moeBusiestRank({1, 1, 1, 1, 0, 0, 0, 0},
+                                     {true, true, true, true}, 4);
+  EXPECT_DOUBLE_EQ(ties.copies, 1.0);
+  EXPECT_DOUBLE_EQ(ties.activeExperts, 1.0);
+  EXPECT_DOUBLE_EQ(ties.busiestExpert, 1.0);
+}
+
+TEST(MoeLayer, PowerLawAtOneTokenSpreadsTies) {
+  // 1 token, top-8 of 256 experts, exponent 1.01, ep 8: 8 copies <= 256, so
+  // the law spans [0.01, 2], nearly log-uniform: its quantiles average
+  // (2 - 0.01) / ln(200) = 0.376, summing to about 96. The largest scales
+  // to at most 2 x 8 / 96 = 0.17 < 0.5: every count rounds to 0 and the 8
+  // copies are the collector's adjustment, all ties. Spread over 8 ranks,
+  // the measured rank holds ceil(8 / 8) = 1: one copy on one expert (the
+  // H100 timings: 59 us at power law 1.01, 60 us balanced; DeepSeek-V3
+  // shapes, bf16, moe_ep 8).
+  MoeRankLoad l = moeRankLoad(1, 256, 8, 8, MoeRouting{1.01});
+  EXPECT_DOUBLE_EQ(l.copies, 1.0);
+  EXPECT_DOUBLE_EQ(l.activeExperts, 1.0);
+  EXPECT_DOUBLE_EQ(l.busiestExpert, 1.0);
+  // The same problem again comes from the cache, unchanged.
+  EXPECT_DOUBLE_EQ(moeRankLoad(1, 256, 8, 8, MoeRouting{1.01}).copies, 1.0);
 }
 
 TEST(MoeLayer, ProblemMatchesConfig) {

@@ -16,6 +16,9 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 using namespace tshape;
@@ -35,7 +38,12 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
                                                 double activeExperts) {
   MoeLayerEstimate m;
   const model::Bindings env = model::bindings(c);
-  for (const model::Kernel &k : model::moeKernels(c, run, layer)) {
+  // fused_moe holds gate and up as one weight (w13) and runs them as one
+  // grouped GEMM of width 2f: two expert GEMMs per layer, each quantizing
+  // its input once under fp8, whatever layout the config's dense MLPs take.
+  model::ModelConfig fused = c;
+  fused.mlp.fusedGateUp = true;
+  for (const model::Kernel &k : model::moeKernels(fused, run, layer)) {
     // The fused layer starts from the router's logits and sends nothing
     // between ranks: its grouped expert GEMMs (and shared experts, when
     // the block has them).
@@ -84,6 +92,136 @@ int64_t tshape::cost::MoeRankLoad::capacity() const {
       100, std::llround(100.0 * copies / activeExperts / balanced));
 }
 
+MoeRankShare tshape::cost::moeBusiestRank(const std::vector<int64_t> &counts,
+                                          const std::vector<bool> &tie,
+                                          int64_t ep) {
+  MoeRankShare s;
+  const int64_t experts = int64_t(counts.size());
+  ep = std::clamp<int64_t>(ep, 1, std::max<int64_t>(1, experts));
+  const int64_t perRank = std::max<int64_t>(1, experts / ep);
+  std::vector<int64_t> placed; // the sample's experts with a count
+  double tieExperts = 0, tieCopies = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] <= 0)
+      continue;
+    if (i < tie.size() && tie[i]) {
+      tieExperts += 1;
+      tieCopies += double(counts[i]);
+    } else {
+      placed.push_back(counts[i]);
+    }
+  }
+  // Ties spread over the ranks: the rank gets ceil(ties / ep) of them.
+  const double tieShare = std::ceil(tieExperts / double(ep));
+  const double tieCount = tieExperts > 0 ? tieCopies / tieExperts : 0;
+  // The sample's experts at uniformly random positions (the collector draws
+  // the law per expert index), the rank of the largest sum measured: the
+  // mean over kMoeRankTrials placements by a fixed-seed splitmix64, so the
+  // result is a deterministic function of its arguments.
+  std::vector<int64_t> slot(static_cast<size_t>(experts));
+  std::iota(slot.begin(), slot.end(), int64_t(0));
+  std::vector<double> sum(static_cast<size_t>(ep)),
+      active(static_cast<size_t>(ep)), most(static_cast<size_t>(ep));
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state]() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  double copies = 0, busy = 0, busiest = 0;
+  for (int trial = 0; trial < kMoeRankTrials; ++trial) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    std::fill(active.begin(), active.end(), 0.0);
+    std::fill(most.begin(), most.end(), 0.0);
+    for (size_t i = 0; i < placed.size(); ++i) {
+      // Partial Fisher-Yates: slot[i] becomes a uniform pick of the rest.
+      size_t j = i + size_t(next() % uint64_t(experts - int64_t(i)));
+      std::swap(slot[i], slot[j]);
+      size_t r = size_t(std::min(slot[i] / perRank, ep - 1));
+      sum[r] += double(placed[i]);
+      active[r] += 1;
+      most[r] = std::max(most[r], double(placed[i]));
+    }
+    size_t best = size_t(std::max_element(sum.begin(), sum.end()) -
+                         sum.begin());
+    copies += sum[best];
+    busy += active[best];
+    busiest += most[best];
+  }
+  s.copies = copies / kMoeRankTrials + tieShare * tieCount;
+  s.activeExperts = busy / kMoeRankTrials + tieShare;
+  s.busiestExpert =
+      std::max(busiest / kMoeRankTrials, tieShare > 0 ? tieCount : 0.0);
+  return s;
+}
+
+namespace {
+MoeRankLoad powerLawRankLoad(int64_t tokens, int64_t experts, int64_t topk,
+                             int64_t ep, double a, MoeRankLoad l) {
+  const int64_t total = tokens * topk;
+  // The expected sample: the power law's quantiles at (i + 1/2)/E, by its
+  // inverse CDF ((hi^(1-a) - lo^(1-a)) u + lo^(1-a))^(1/(1-a)).
+  const bool many = total > experts;
+  const double lo = many ? 1.0 : 0.01;
+  const double hi = std::max(lo, many ? 0.8 * double(tokens) : 2.0);
+  const double lo1 = std::pow(lo, 1 - a), hi1 = std::pow(hi, 1 - a);
+  std::vector<double> x(static_cast<size_t>(experts));
+  for (int64_t i = 0; i < experts; ++i)
+    x[size_t(i)] = std::pow((hi1 - lo1) * (double(i) + 0.5) / double(experts) +
+                                lo1,
+                            1 / (1 - a));
+  const double sum = std::accumulate(x.begin(), x.end(), 0.0);
+  // Scaled to tokens x k and rounded; the difference is added to the
+  // largest counts (or taken from the smallest non-zero ones) one at a
+  // time, as the collector does. A unit added to an expert that rounded to
+  // 0 lands where the collector's sort puts its ties (`tie`).
+  std::vector<int64_t> n(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    n[i] = std::llround(x[i] / sum * double(total));
+  std::sort(n.begin(), n.end(), std::greater<int64_t>());
+  std::vector<bool> tie(n.size(), false);
+  int64_t delta = total - std::accumulate(n.begin(), n.end(), int64_t(0));
+  for (size_t i = 0; delta > 0; ++i, --delta) {
+    if (n[i % n.size()] == 0)
+      tie[i % n.size()] = true;
+    ++n[i % n.size()];
+  }
+  for (size_t i = n.size(); delta < 0 && i > 0;) {
+    --i;
+    int64_t take = std::min(n[i], -delta);
+    n[i] -= take;
+    delta += take;
+  }
+  // A token picks an expert once: counts above `tokens` spill to experts
+  // with fewer, the emptiest first.
+  int64_t spill = 0;
+  for (int64_t &v : n)
+    if (v > tokens) {
+      spill += v - tokens;
+      v = tokens;
+    }
+  for (size_t i = n.size(); spill > 0 && i > 0;) {
+    --i;
+    int64_t give = std::min(tokens - n[i], spill);
+    n[i] += give;
+    spill -= give;
+  }
+  l.busiestExpert = double(*std::max_element(n.begin(), n.end()));
+  if (ep == 1) {
+    l.copies = double(total);
+    l.activeExperts = double(
+        std::count_if(n.begin(), n.end(), [](int64_t v) { return v > 0; }));
+    return l;
+  }
+  MoeRankShare s = moeBusiestRank(n, tie, ep);
+  l.copies = s.copies;
+  l.activeExperts = std::max(1.0, s.activeExperts);
+  l.busiestExpert = std::max(1.0, s.busiestExpert);
+  return l;
+}
+} // namespace
+
 MoeRankLoad tshape::cost::moeRankLoad(int64_t tokens, int64_t experts,
                                       int64_t topk, int64_t ep,
                                       const MoeRouting &routing) {
@@ -105,59 +243,26 @@ MoeRankLoad tshape::cost::moeRankLoad(int64_t tokens, int64_t experts,
     l.busiestExpert = std::ceil(l.balanced);
     return l;
   }
-  // The expected sample: the power law's quantiles at (i + 1/2)/E, by its
-  // inverse CDF ((hi^(1-a) - lo^(1-a)) u + lo^(1-a))^(1/(1-a)).
-  const double a = routing.powerLaw;
-  const bool many = total > experts;
-  const double lo = many ? 1.0 : 0.01;
-  const double hi = std::max(lo, many ? 0.8 * double(tokens) : 2.0);
-  const double lo1 = std::pow(lo, 1 - a), hi1 = std::pow(hi, 1 - a);
-  std::vector<double> x(static_cast<size_t>(experts));
-  for (int64_t i = 0; i < experts; ++i)
-    x[size_t(i)] = std::pow((hi1 - lo1) * (double(i) + 0.5) / double(experts) +
-                                lo1,
-                            1 / (1 - a));
-  const double sum = std::accumulate(x.begin(), x.end(), 0.0);
-  // Scaled to tokens x k and rounded; the difference is added to the
-  // largest counts (or taken from the smallest non-zero ones) one at a
-  // time, as the collector does.
-  std::vector<int64_t> n(x.size());
-  for (size_t i = 0; i < x.size(); ++i)
-    n[i] = std::llround(x[i] / sum * double(total));
-  std::sort(n.begin(), n.end(), std::greater<int64_t>());
-  int64_t delta = total - std::accumulate(n.begin(), n.end(), int64_t(0));
-  for (size_t i = 0; delta > 0; ++i, --delta)
-    ++n[i % n.size()];
-  for (size_t i = n.size(); delta < 0 && i > 0;) {
-    --i;
-    int64_t take = std::min(n[i], -delta);
-    n[i] -= take;
-    delta += take;
+  // Placing the experts on ranks averages many draws: keep the answer
+  // per problem (tshape-predict and the calibration ask for the same rows
+  // again and again).
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, double>;
+  static std::mutex cacheMutex;
+  static std::map<Key, MoeRankLoad> cache;
+  const Key key{tokens, experts, topk, ep, routing.powerLaw};
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    if (auto it = cache.find(key); it != cache.end())
+      return it->second;
   }
-  // A token picks an expert once: counts above `tokens` spill to experts
-  // with fewer, the emptiest first.
-  int64_t spill = 0;
-  for (int64_t &v : n)
-    if (v > tokens) {
-      spill += v - tokens;
-      v = tokens;
-    }
-  for (size_t i = n.size(); spill > 0 && i > 0;) {
-    --i;
-    int64_t give = std::min(tokens - n[i], spill);
-    n[i] += give;
-    spill -= give;
-  }
-  std::sort(n.begin(), n.end(), std::greater<int64_t>());
-  const double active =
-      double(std::count_if(n.begin(), n.end(), [](int64_t v) { return v > 0; }));
-  // The measured rank: the busiest expert and E/ep - 1 of average load.
-  const double others = double(perRank - 1) / double(std::max<int64_t>(1, experts - 1));
-  l.busiestExpert = double(n.front());
-  l.copies = double(n.front()) + others * double(total - n.front());
-  l.activeExperts = 1 + others * (active - 1);
+  l = powerLawRankLoad(tokens, experts, topk, ep, routing.powerLaw, l);
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  if (cache.size() >= kMoeRankCacheSize)
+    cache.clear();
+  cache.emplace(key, l);
   return l;
 }
+
 
 MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
                                                 const target::GpuTarget &t) {

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tshape::model {
 struct ModelConfig;
@@ -64,13 +65,37 @@ struct MoeRankLoad {
   int64_t capacity() const;
 };
 
+/// Placements averaged per rank share (moeBusiestRank), and the most
+/// problems whose power-law rank load moeRankLoad keeps.
+inline constexpr int kMoeRankTrials = 256;
+inline constexpr size_t kMoeRankCacheSize = 4096;
+
+/// What the busiest of `ep` ranks holds.
+struct MoeRankShare {
+  double copies = 0, activeExperts = 0, busiestExpert = 0;
+};
+
+/// The rank of the largest sum when the per-expert `counts` of a sample
+/// sit at uniformly random expert indices, E/ep consecutive indices per
+/// rank, as NVIDIA aiconfigurator's collector draws them and then swaps
+/// the busiest rank to rank 0: the mean over kMoeRankTrials placements
+/// (a fixed-seed splitmix64, so deterministic). Experts flagged in `tie`
+/// (a unit the collector's sum adjustment gave to an expert whose count
+/// rounded to 0) spread over the ranks instead: the rank holds ceil(ties /
+/// ep) of them, as the timings at 1 and 2 tokens show (a power-law row
+/// costs what the balanced row costs there). docs/cost-model.md#skewed-routing.
+MoeRankShare moeBusiestRank(const std::vector<int64_t> &counts,
+                            const std::vector<bool> &tie, int64_t ep);
+
 /// The expected load of the measured rank of `ep` when `tokens` tokens
 /// pick `topk` of `experts` experts under `routing`. Deterministic: the
 /// power law's counts are its quantiles at (i + 1/2)/E (the expected
 /// sample), rounded and adjusted to the total as the collector does,
 /// capped at `tokens` per expert (a token picks an expert once; the
-/// excess picks go to experts with none), and the rank holds the busiest
-/// expert with E/ep - 1 others of average load. docs/cost-model.md#skewed-routing.
+/// excess picks go to experts with none), and with ep > 1 the measured
+/// rank is the busiest of the ep ranks the counts fall on
+/// (moeBusiestRank). Results are kept per problem (kMoeRankCacheSize).
+/// docs/cost-model.md#skewed-routing.
 MoeRankLoad moeRankLoad(int64_t tokens, int64_t experts, int64_t topk,
                         int64_t ep, const MoeRouting &routing);
 
