@@ -95,9 +95,11 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   e.waveEfficiency = fractional / ((1 - s) * double(e.waves) + s * fractional);
 
   e.flops = 2.0 * p.batch * double(p.m) * double(p.n) * double(p.k);
-  // An FP8 linear layer writes its output in bf16.
+  // An FP8 linear layer writes its output in bf16: 2 bytes per element
+  // where its kernel writes it once, the target's fp8OutputBytes of DRAM
+  // traffic per element in all (B200's measured layers move more).
   const bool linearFp8 = p.quantize != Quantize::None;
-  const int64_t outBytes = linearFp8 ? 2 : eb;
+  const double outBytes = linearFp8 ? t.fp8OutputBytes : double(eb);
   e.bytes = p.batch * (double(eb) * (double(p.m) * p.k + double(p.k) * p.n) +
                        double(outBytes) * double(p.m) * p.n);
   e.intensity = e.flops / e.bytes;

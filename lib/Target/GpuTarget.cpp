@@ -348,6 +348,7 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"fp8_math_efficiency", 0.30, 1.00, &GpuTarget::fp8MathEfficiency, fp8},
       {"quantize_efficiency", 0.20, 1.00, &GpuTarget::quantizeEfficiency, fp8},
       {"quantize_overhead_us", 0.0, 20.0, &GpuTarget::quantizeOverheadUs, fp8},
+      {"fp8_output_bytes", 2.0, 8.0, &GpuTarget::fp8OutputBytes, fp8},
       {"grouped_gemm_efficiency", 0.20, 1.00, &GpuTarget::groupedGemmEfficiency,
        moe},
       {"moe_memory_efficiency", 0.05, 1.00, &GpuTarget::moeMemoryEfficiency,

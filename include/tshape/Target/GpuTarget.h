@@ -155,6 +155,13 @@ struct GpuTarget {
   double fp8MathEfficiency = 0.8;
   double quantizeEfficiency = 0.85;
   double quantizeOverheadUs = 2.0;
+  /// DRAM bytes an FP8 linear layer moves per element of its (bf16)
+  /// output: 2 where its GEMM writes the output once in bf16 (vLLM's
+  /// CUTLASS kernels on Hopper); more where the measured layer's output
+  /// costs more (B200's FP8 layers: at output-bound shapes they take
+  /// 2.6x the bf16 GEMM's time, docs/targets.md#fp8-linear-layers). Model
+  /// constant, fitted on FP8 linear-layer timings; never below 2.
+  double fp8OutputBytes = 2.0;
   /// A fused MoE layer (Cost/MoeLayer.h): the fraction of the library
   /// GEMM's math rate its grouped expert GEMMs reach (Triton's grouped
   /// kernel), the fraction of the datasheet bandwidth its permutation and
