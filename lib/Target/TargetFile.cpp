@@ -142,6 +142,14 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
     }
     t.decodeSplitGqaOnly = *b;
   }
+  if (const json::Value *v = o->get("fp8_split_k")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b) {
+      error = "key 'fp8_split_k': expected true or false";
+      return std::nullopt;
+    }
+    t.fp8SplitK = *b;
+  }
   if (const json::Value *v = o->get("mxfp8")) {
     std::optional<bool> b = v->getAsBoolean();
     if (!b) {
