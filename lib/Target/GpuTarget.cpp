@@ -176,25 +176,27 @@ Constants a100Decode() {
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
 Constants h100Fp8() {
-  return {{"fp8_math_efficiency", 0.772},
-          {"quantize_efficiency", 0.792},
-          {"quantize_overhead_us", 2.189},
-          {"fp8_output_bytes", 2.078}};
+  return {{"fp8_math_efficiency", 0.75},
+          {"quantize_efficiency", 0.79},
+          {"quantize_overhead_us", 2.194},
+          {"fp8_output_bytes", 2.075},
+          {"fp8_sm_efficiency", 0.774}};
 }
 Constants b200Fp8() {
-  return {{"fp8_math_efficiency", 0.421},
-          {"quantize_efficiency", 0.466},
-          {"quantize_overhead_us", 2.789},
-          {"fp8_output_bytes", 4.768}};
+  return {{"fp8_math_efficiency", 0.382},
+          {"quantize_efficiency", 0.458},
+          {"quantize_overhead_us", 3.016},
+          {"fp8_output_bytes", 4.637},
+          {"fp8_sm_efficiency", 0.635}};
 }
 /// Fused MoE layers (Cost/MoeLayer.h), fitted by tshape-calibrate on the
 /// fitting half of the H100 MoE timings (vLLM 0.19's fused_moe;
 /// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
 /// this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.751},
-          {"moe_memory_efficiency", 0.896},
-          {"moe_overhead_us", 16.391}};
+  return {{"grouped_gemm_efficiency", 0.76},
+          {"moe_memory_efficiency", 0.895},
+          {"moe_overhead_us", 16.469}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
