@@ -57,6 +57,19 @@ bool integer(const json::Object &o, const char *key, int64_t &out,
   return true;
 }
 
+/// An optional boolean key: `out` keeps its value when the key is absent.
+bool boolean(const json::Object &o, const char *key, bool &out,
+             std::string &error) {
+  const json::Value *v = o.get(key);
+  if (!v)
+    return true;
+  std::optional<bool> b = v->getAsBoolean();
+  if (!b)
+    return fail(error, std::string("key '") + key + "': expected true or false");
+  out = *b;
+  return true;
+}
+
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// Reads a tile's m, n (required), efficiency and ctas_per_sm from `o`.
@@ -134,30 +147,10 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
       !integer(*o, "k_tile_bytes", t.kTileBytes, false, error) ||
       !integer(*o, "decode_query_tile", t.decodeQueryTile, false, error))
     return std::nullopt;
-  if (const json::Value *v = o->get("decode_split_gqa_only")) {
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b) {
-      error = "key 'decode_split_gqa_only': expected true or false";
-      return std::nullopt;
-    }
-    t.decodeSplitGqaOnly = *b;
-  }
-  if (const json::Value *v = o->get("fp8_split_k")) {
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b) {
-      error = "key 'fp8_split_k': expected true or false";
-      return std::nullopt;
-    }
-    t.fp8SplitK = *b;
-  }
-  if (const json::Value *v = o->get("mxfp8")) {
-    std::optional<bool> b = v->getAsBoolean();
-    if (!b) {
-      error = "key 'mxfp8': expected true or false";
-      return std::nullopt;
-    }
-    t.mxfp8 = *b;
-  }
+  if (!boolean(*o, "decode_split_gqa_only", t.decodeSplitGqaOnly, error) ||
+      !boolean(*o, "fp8_split_k", t.fp8SplitK, error) ||
+      !boolean(*o, "mxfp8", t.mxfp8, error))
+    return std::nullopt;
   if (const json::Value *v = o->get("attention_stack")) {
     std::optional<llvm::StringRef> s = v->getAsString();
     if (!s) {
