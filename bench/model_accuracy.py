@@ -783,7 +783,11 @@ def write_page(src, results, cross, nccl, stack, moe):
       "(swapped small-M tiles, 64 x 128, 128 x 128, 256 x 128 "
       "cooperative; no split-K, no stream-K: the target's "
       "`fp8_linear_kernels`); on B200 vLLM runs FlashInfer's `bmm_fp8` "
-      "(a library path), priced as the library's choice over the menu.")
+      "(a library path), priced as the library's choice over the menu "
+      "without split-K (the target's `fp8_split_k`), each CTA at "
+      "`fp8_sm_efficiency` of its SM's share of the FP8 peak under the "
+      "chip's `fp8_math_efficiency`, its output at `fp8_output_bytes` per "
+      "element.")
     w("- **Before** is the model with its guess constants; **after** is the "
       "fit, which the built-in `h100-sxm`, `a100-80gb` and `b200` targets "
       "carry (and `targets/*-calibrated.json`, written by the same run).")
