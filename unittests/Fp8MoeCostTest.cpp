@@ -143,6 +143,90 @@ TEST(Fp8Linear, GemmIncludesItsQuantization) {
             nullptr);
 }
 
+TEST(Fp8Linear, OutputBytesPerElement) {
+  GpuTarget t = roundTarget();
+  t.memoryEfficiency = 0.5; // 5e11 B/s for the GEMM's own traffic
+  const GemmProblem p = fp8(1024, 4096, Quantize::Static);
+  // M = 1024, N = 4096, K = 4096, FP8 operands (1 B): x 4,194,304 B and
+  // W 16,777,216 B read; the bf16 output written once, 2 B per element of
+  // its 4,194,304: 8,388,608 B; 29,360,128 B in all, 58.720 us at 5e11 B/s.
+  t.fp8OutputBytes = 2;
+  GemmEstimate e = estimateWithTile(p, t, {128, 128, 0.95, 1}, 1);
+  EXPECT_DOUBLE_EQ(e.bytes, 29360128.0);
+  EXPECT_NEAR(e.memoryUs, 58.720256, 1e-6);
+  // A target whose FP8 layer moves 4.768 B per output element (B200's
+  // fit): 4,194,304 x 4.768 = 19,998,441.472 B of output, 40,969,961.472 B
+  // in all, 81.940 us; the quantization of x is unchanged.
+  t.fp8OutputBytes = 4.768;
+  GemmEstimate b = estimateWithTile(p, t, {128, 128, 0.95, 1}, 1);
+  EXPECT_NEAR(b.bytes, 40969961.472, 1e-3);
+  EXPECT_NEAR(b.memoryUs, 81.939922944, 1e-6);
+  EXPECT_DOUBLE_EQ(b.quantize.predictedUs, e.quantize.predictedUs);
+  // A bare FP8 GEMM (no linear layer) writes FP8 (1 B) whatever the
+  // constant: 4,194,304 + 16,777,216 + 4,194,304 = 25,165,824 B.
+  EXPECT_DOUBLE_EQ(
+      estimateWithTile(fp8(1024, 4096, Quantize::None), t,
+                       {128, 128, 0.95, 1}, 1)
+          .bytes,
+      25165824.0);
+}
+
+TEST(Fp8Linear, PerCtaRateUnderTheChipsCap) {
+  // An FP8 peak of 1,320 TFLOP/s on 132 SMs: a 10 TFLOP/s share per SM.
+  // The chip reaches 0.5 of the peak (660 TFLOP/s), one CTA 0.8 of its
+  // share (8 TFLOP/s). Tile 128 x 128 at efficiency 1, one CTA per SM; no
+  // epilogue term, so the compute time is the main loop's; the last wave
+  // runs whole (no stream-K smoothing).
+  GpuTarget t = roundTarget();
+  t.smCount = 132;
+  t.peakTflops[int(model::DType::FP8)] = 1320;
+  t.fp8MathEfficiency = 0.5;
+  t.epilogueSerialFraction = 0;
+  const target::TileConfig tile{128, 128, 1.0, 1};
+  GemmProblem one = fp8(128, 65536, Quantize::Static);
+  one.n = 128;
+  // One tile: 2 x 128 x 128 x 65,536 = 2,147,483,648 FLOPs. Without a
+  // per-CTA rate the CTA runs at its share of the chip's rate, 5 TFLOP/s:
+  // 429.497 us (wave efficiency 1/132).
+  t.fp8SmEfficiency = 0;
+  EXPECT_NEAR(estimateWithTile(one, t, tile, 1, false).computeUs, 429.4967296,
+              1e-6);
+  // With it, at 8 TFLOP/s: 2,147,483,648 / 8e12 s = 268.435456 us.
+  t.fp8SmEfficiency = 0.8;
+  EXPECT_NEAR(estimateWithTile(one, t, tile, 1, false).computeUs, 268.435456, 1e-6);
+  // A full chip: M = 4,096, N = 4,224 (32 x 33 = 1,056 tiles, 8 whole
+  // waves), K = 4,096: 141,733,920,768 FLOPs. The waves at 8 TFLOP/s per
+  // CTA would take 134.218 us; the chip's cap, 660 TFLOP/s, 214.748 us,
+  // binds.
+  GemmProblem full = fp8(4096, 4096, Quantize::Static);
+  full.n = 4224;
+  EXPECT_NEAR(estimateWithTile(full, t, tile, 1, false).computeUs, 214.7483648,
+              1e-6);
+  // A bare FP8 GEMM is no linear layer: its CTA gets its share (429.5 us).
+  GemmProblem bare = one;
+  bare.quantize = Quantize::None;
+  EXPECT_NEAR(estimateWithTile(bare, t, tile, 1, false).computeUs, 429.4967296,
+              1e-6);
+}
+
+TEST(Fp8Linear, B200LayersDoNotSplitK) {
+  // M = 1, N = 128, K = 65,536 leaves 147 of B200's 148 SMs idle with one
+  // tile: the library's bf16 GEMM splits K, B200's FP8 layer does not.
+  const GpuTarget &b200 = *target::findBuiltinTarget("b200");
+  GemmProblem p = fp8(1, 65536, Quantize::Static);
+  p.n = 128;
+  EXPECT_EQ(estimateGemm(p, b200).splitK, 1);
+  GemmProblem bf16 = p;
+  bf16.dtype = model::DType::BF16;
+  bf16.quantize = Quantize::None;
+  EXPECT_GT(estimateGemm(bf16, b200).splitK, 1);
+  // Hopper's FP8 layers run vLLM's dispatch (unsplit by its rules); a
+  // target that may split (fp8SplitK) splits the same problem.
+  GpuTarget splits = b200;
+  splits.fp8SplitK = true;
+  EXPECT_GT(estimateGemm(p, splits).splitK, 1);
+}
+
 TEST(Fp8Linear, LastWaveRunsWholeWithoutStreamK) {
   const GpuTarget t = roundTarget();
   // M = 1024, N = 4096: 8 x 32 = 256 tiles of 128 x 128 on 132 SMs, one

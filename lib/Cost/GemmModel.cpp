@@ -95,9 +95,11 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   e.waveEfficiency = fractional / ((1 - s) * double(e.waves) + s * fractional);
 
   e.flops = 2.0 * p.batch * double(p.m) * double(p.n) * double(p.k);
-  // An FP8 linear layer writes its output in bf16.
+  // An FP8 linear layer writes its output in bf16: 2 bytes per element
+  // where its kernel writes it once, the target's fp8OutputBytes of DRAM
+  // traffic per element in all (B200's measured layers move more).
   const bool linearFp8 = p.quantize != Quantize::None;
-  const int64_t outBytes = linearFp8 ? 2 : eb;
+  const double outBytes = linearFp8 ? t.fp8OutputBytes : double(eb);
   e.bytes = p.batch * (double(eb) * (double(p.m) * p.k + double(p.k) * p.n) +
                        double(outBytes) * double(p.m) * p.n);
   e.intensity = e.flops / e.bytes;
@@ -119,6 +121,18 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   e.computeUs = idealCompute /
                 (tile.efficiency * e.tileEfficiency * e.kEfficiency *
                  e.waveEfficiency * e.alignFactor);
+  // An FP8 linear layer's CTA runs at fp8SmEfficiency of its SM's share of
+  // the FP8 peak, the chip as a whole at most at `rate`: the waves of CTAs
+  // at the per-CTA rate, or the work at the chip's, whichever is longer.
+  if (p.quantize != Quantize::None && !p.grouped && t.fp8SmEfficiency > 0 &&
+      p.dtype == model::DType::FP8) {
+    const double ctaRate = peak * 1e12 * t.fp8SmEfficiency;
+    const double waves = e.flops / ctaRate * 1e6 /
+                         (tile.efficiency * e.tileEfficiency * e.kEfficiency *
+                          e.waveEfficiency * e.alignFactor);
+    const double chip = idealCompute / (tile.efficiency * e.alignFactor);
+    e.computeUs = std::max(waves, chip);
+  }
   // Narrow loads also keep a memory-bound kernel from saturating DRAM.
   double memoryFloor = e.bytes / bw * 1e6;
   e.memoryUs = memoryFloor / e.alignFactor;
@@ -204,6 +218,9 @@ GemmEstimate tshape::cost::estimateGemm(const GemmProblem &p,
     int64_t kSteps = ceilDiv(p.k, std::max<int64_t>(
                                       1, t.kTileBytes /
                                              model::dtypeBytes(p.dtype)));
+    // A target whose FP8 linear layers do not split K (B200).
+    if (p.quantize != Quantize::None && !p.grouped && !t.fp8SplitK)
+      kSteps = 1;
     // Libraries split K only into slices of at least splitKMinK elements.
     int64_t maxSplit = t.splitKMinK > 0
                            ? std::max<int64_t>(1, int64_t(double(p.k) /

@@ -96,6 +96,9 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
   // choice).
   if (std::string(arch) == "hopper")
     t.fp8LinearKernels = vllmSm90Fp8Kernels();
+  // B200's FP8 layers do not split K (docs/targets.md: at N = 128,
+  // K = 65,536 the GEMM takes 41-65 us from M = 1 to 2,048).
+  t.fp8SplitK = std::string(arch) != "blackwell";
   return t;
 }
 
@@ -178,23 +181,27 @@ Constants a100Decode() {
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
 Constants h100Fp8() {
-  return {{"fp8_math_efficiency", 0.77},
-          {"quantize_efficiency", 0.793},
-          {"quantize_overhead_us", 2.205}};
+  return {{"fp8_math_efficiency", 0.75},
+          {"quantize_efficiency", 0.79},
+          {"quantize_overhead_us", 2.194},
+          {"fp8_output_bytes", 2.075},
+          {"fp8_sm_efficiency", 0.774}};
 }
 Constants b200Fp8() {
-  return {{"fp8_math_efficiency", 0.396},
-          {"quantize_efficiency", 0.467},
-          {"quantize_overhead_us", 2.902}};
+  return {{"fp8_math_efficiency", 0.382},
+          {"quantize_efficiency", 0.458},
+          {"quantize_overhead_us", 3.016},
+          {"fp8_output_bytes", 4.637},
+          {"fp8_sm_efficiency", 0.635}};
 }
 /// Fused MoE layers (Cost/MoeLayer.h), fitted by tshape-calibrate on the
 /// fitting half of the H100 MoE timings (vLLM 0.19's fused_moe;
 /// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
 /// this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.749},
-          {"moe_memory_efficiency", 0.891},
-          {"moe_overhead_us", 21.563}};
+  return {{"grouped_gemm_efficiency", 0.76},
+          {"moe_memory_efficiency", 0.895},
+          {"moe_overhead_us", 16.469}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
@@ -353,6 +360,8 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"fp8_math_efficiency", 0.30, 1.00, &GpuTarget::fp8MathEfficiency, fp8},
       {"quantize_efficiency", 0.20, 1.00, &GpuTarget::quantizeEfficiency, fp8},
       {"quantize_overhead_us", 0.0, 20.0, &GpuTarget::quantizeOverheadUs, fp8},
+      {"fp8_output_bytes", 2.0, 8.0, &GpuTarget::fp8OutputBytes, fp8},
+      {"fp8_sm_efficiency", 0.0, 1.0, &GpuTarget::fp8SmEfficiency, fp8},
       {"grouped_gemm_efficiency", 0.20, 1.00, &GpuTarget::groupedGemmEfficiency,
        moe},
       {"moe_memory_efficiency", 0.05, 1.00, &GpuTarget::moeMemoryEfficiency,

@@ -57,7 +57,7 @@ bool integer(const json::Object &o, const char *key, int64_t &out,
   return true;
 }
 
-/// Reads a boolean under `key` into `out`; absent keeps `out`.
+/// An optional boolean key: `out` keeps its value when the key is absent.
 bool boolean(const json::Object &o, const char *key, bool &out,
              std::string &error) {
   const json::Value *v = o.get(key);
@@ -148,6 +148,7 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
       !integer(*o, "decode_query_tile", t.decodeQueryTile, false, error))
     return std::nullopt;
   if (!boolean(*o, "decode_split_gqa_only", t.decodeSplitGqaOnly, error) ||
+      !boolean(*o, "fp8_split_k", t.fp8SplitK, error) ||
       !boolean(*o, "mxfp8", t.mxfp8, error) ||
       !boolean(*o, "fp8_tn_only", t.fp8TnOnly, error))
     return std::nullopt;

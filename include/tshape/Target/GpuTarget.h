@@ -155,6 +155,20 @@ struct GpuTarget {
   double fp8MathEfficiency = 0.8;
   double quantizeEfficiency = 0.85;
   double quantizeOverheadUs = 2.0;
+  /// DRAM bytes an FP8 linear layer moves per element of its (bf16)
+  /// output: 2 where its GEMM writes the output once in bf16 (vLLM's
+  /// CUTLASS kernels on Hopper); more where the measured layer's output
+  /// costs more (B200's FP8 layers: at output-bound shapes they take
+  /// 2.6x the bf16 GEMM's time, docs/targets.md#fp8-linear-layers). Model
+  /// constant, fitted on FP8 linear-layer timings; never below 2.
+  double fp8OutputBytes = 2.0;
+  /// The fraction of one SM's share of the FP8 peak (peak / SMs) that one
+  /// CTA of an FP8 linear layer's GEMM reaches. fp8MathEfficiency caps the
+  /// whole chip; a GEMM of few CTAs runs each at this rate instead of its
+  /// share of the cap (docs/cost-model.md#fp8-linear-layers). 0: no
+  /// per-CTA rate of its own. Model constant, fitted on FP8 linear-layer
+  /// timings.
+  double fp8SmEfficiency = 0.0;
   /// A fused MoE layer (Cost/MoeLayer.h): the fraction of the library
   /// GEMM's math rate its grouped expert GEMMs reach (Triton's grouped
   /// kernel), the fraction of the datasheet bandwidth its permutation and
@@ -198,6 +212,11 @@ struct GpuTarget {
   /// empty: the library's choice over `tiles` (a framework that calls
   /// cuBLASLt). Hopper: vLLM's CUTLASS kernels.
   std::vector<Fp8LinearKernel> fp8LinearKernels;
+  /// Whether the library's choice for an FP8 linear layer (no
+  /// fp8LinearKernels rule) may split K. False on Blackwell: the B200
+  /// layers' time grows linearly in K where cuBLAS's bf16 GEMM splits it
+  /// (docs/targets.md#model-constants-not-datasheet-facts). Measured, not fitted.
+  bool fp8SplitK = true;
 
   double peak(model::DType t) const { return peakTflops[(int)t]; }
   /// Whether linear layers can run in `p` here: fp8 needs an FP8 peak,
