@@ -391,6 +391,7 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
                    double(p.kvHeads) * double(p.headDim + dv);
     bytes += f.cacheBytes;
   }
+  f.bytes = bytes;
   f.memoryUs = bytes /
                (t.memoryBandwidthGBs * 1e9 * t.attentionMemoryEfficiency) *
                1e6;

@@ -141,14 +141,14 @@ Constants a100Gemm() {
           {"split_k_min_k", 1433.6}};
 }
 Constants a100Attention() {
-  return {{"attention_efficiency", 0.594},
-          {"attention_overhead_us", 9.188},
+  return {{"attention_efficiency", 0.593},
+          {"attention_overhead_us", 9.203},
           {"attention_softmax_dim", 0},
-          {"attention_query_block_cost", 0.993},
-          {"attention_kv_reuse", 8.17},
-          {"attention_kv_overlap_exponent", 1},
-          {"attention_memory_efficiency", 0.395},
-          {"attention_cache_write_cost", 2.392}};
+          {"attention_query_block_cost", 0.978},
+          {"attention_kv_reuse", 7.179},
+          {"attention_kv_overlap_exponent", 1.013},
+          {"attention_memory_efficiency", 0.385},
+          {"attention_cache_write_cost", 2.338}};
 }
 /// Decode attention, fitted on the decode timings of the vLLM collection
 /// the README calls the default (H100: vLLM 0.19; A100: vLLM 0.14).
@@ -186,11 +186,11 @@ Constants h100Vllm024Decode() {
           {"decode_query_copy_us", 2}};
 }
 Constants a100Decode() {
-  return {{"decode_memory_efficiency", 0.734},  {"decode_overhead_us", 7.266},
-          {"decode_cta_us", 4.238},             {"decode_sm_bandwidth", 1.373},
-          {"decode_combine_us", 4.287},        {"decode_overlap_exponent", 3.877},
-          {"decode_split_combine_us", 0.2},  {"decode_out_copy_us", 1.305},
-          {"decode_query_copy_us", 5.969}};
+  return {{"decode_memory_efficiency", 0.733},  {"decode_overhead_us", 7.266},
+          {"decode_cta_us", 4.253},             {"decode_sm_bandwidth", 1.373},
+          {"decode_combine_us", 4.298},        {"decode_overlap_exponent", 3.942},
+          {"decode_split_combine_us", 0.2},  {"decode_out_copy_us", 1.297},
+          {"decode_query_copy_us", 5.961}};
 }
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.

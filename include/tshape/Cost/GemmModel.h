@@ -178,7 +178,10 @@ struct FusedAttentionEstimate {
   /// The K/V cache write, a kernel of its own (attentionCacheWriteCost).
   double cacheWriteUs = 0;
   double predictedUs = 0, tflops = 0;
-  /// Of the bytes, the cached keys and values a prefill chunk reads.
+  /// The kernel's bytes (the memory term's: Q, O, K and V once, and a
+  /// chunk's cached K and V); of them, the cached keys and values a
+  /// prefill chunk reads.
+  double bytes = 0;
   double cacheBytes = 0;
 };
 FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
