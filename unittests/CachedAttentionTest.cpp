@@ -96,11 +96,11 @@ TEST(CachedAttention, ChunkOverCache) {
   // The longest CTA, the last query block, runs all 32 key blocks on one
   // SM: 32 x 8,388,608 / (791.52e12 / 132) = 44.77 us.
   EXPECT_NEAR(f.criticalPathUs, 32 * 8388608.0 / (kRate / 132) * 1e6, 1e-9);
-  // Bytes: the chunk's Q, O, and K, V read and written (2 x 2048 x 128 x
-  // (2 x 32 + 4 x 32) = 100,663,296) plus the cached K and V read once per
-  // kv head (2 x 2048 x 32 x 256 = 33,554,432): 134,217,728 / 2,847.5 GB/s
-  // = 47.14 us.
-  EXPECT_NEAR(f.memoryUs, 134217728.0 / kBandwidth * 1e6, 1e-9);
+  // Bytes: the chunk's Q, O, and K, V read once (2 x 2048 x 128 x (2 x 32
+  // + 2 x 32) = 67,108,864; the cache write is a kernel of its own, cost 0
+  // in the guesses) plus the cached K and V read once per kv head (2 x
+  // 2048 x 32 x 256 = 33,554,432): 100,663,296 / 2,847.5 GB/s = 35.35 us.
+  EXPECT_NEAR(f.memoryUs, 100663296.0 / kBandwidth * 1e6, 1e-9);
   EXPECT_DOUBLE_EQ(f.cacheBytes, 33554432.0);
   // Compute-bound: 132.94 + 2 = 134.94 us.
   EXPECT_NEAR(f.predictedUs, 134.9426, 1e-4);
@@ -142,15 +142,17 @@ TEST(CachedAttention, KvTileTraffic) {
   EXPECT_NEAR(f.predictedUs, std::hypot(compute, kv) + 2, 1e-9);
   EXPECT_NEAR(f.predictedUs, 49.79, 5e-3);
   // A value head dim of its own loads K tiles of d and V tiles of dv: MLA's
-  // 192 / 128 with 128 kv heads over 4096 tokens (528 blocks): 2 x 128 x
-  // 528 x 128 x 320 / 8 bytes.
+  // 192 / 128 with 128 kv heads over 4096 tokens, on FA3's 128 x 96 tile
+  // at 192 (query block j, tokens 128j..128j+127, runs key blocks 0 ..
+  // floor((128j + 127) / 96): 2, 3, 4, 6, ..., 43 for j = 0..31, 715
+  // pairs): 2 x 128 x 715 x 96 x 320 / 8 bytes.
   AttentionProblem mla;
   mla.heads = mla.kvHeads = 128;
   mla.seq = 4096;
   mla.headDim = 192;
   mla.valueHeadDim = 128;
   EXPECT_NEAR(estimateAttention(mla, t).kvStreamUs,
-              2.0 * 128 * 528 * 128 * 320 / 8 / kBandwidth * 1e6, 1e-9);
+              2.0 * 128 * 715 * 96 * 320 / 8 / kBandwidth * 1e6, 1e-9);
 }
 
 TEST(CachedAttention, ReducesToSelfAttentionAtNoCache) {
@@ -242,14 +244,15 @@ TEST(CachedAttention, ValueHeadDimOfItsOwn) {
   // FLOPs 2 x (192 + 128) per pair: 2 x 128 x (4096 x 4097 / 2) x 320 =
   // 687,362,539,520 (a 192/192 kernel would count 4 x 192 per pair).
   EXPECT_DOUBLE_EQ(f.flops, 687362539520.0);
-  // 528 blocks (32 x 33 / 2) of 2 x 128^2 x 320 = 10,485,760 FLOP:
-  // 128 x 528 x 10,485,760 / 791.52e12 = 895.33 us.
-  EXPECT_NEAR(f.computeUs, 128 * 528 * 10485760.0 / kRate * 1e6, 1e-9);
-  // Bytes per token: Q 128 x 192, O 128 x 128, K and V read and written
-  // 2 x 128 x (192 + 128): 122,880 elements x 2 bytes x 4096 =
-  // 1,006,632,960 bytes (353.5 us, under the compute).
-  EXPECT_NEAR(f.memoryUs, 1006632960.0 / kBandwidth * 1e6, 1e-9);
-  EXPECT_NEAR(f.predictedUs, 897.3275, 1e-4);
+  // FA3's 128 x 96 tile at 192: 715 (query block, key block) pairs
+  // (KvTileTraffic) of 2 x 128 x 96 x 320 = 7,864,320 FLOP:
+  // 128 x 715 x 7,864,320 / 791.52e12 = 909.32 us.
+  EXPECT_NEAR(f.computeUs, 128 * 715 * 7864320.0 / kRate * 1e6, 1e-9);
+  // Bytes per token: Q 128 x 192, O 128 x 128, K and V read once
+  // 128 x (192 + 128): 81,920 elements x 2 bytes x 4096 = 671,088,640
+  // bytes (235.7 us, under the compute).
+  EXPECT_NEAR(f.memoryUs, 671088640.0 / kBandwidth * 1e6, 1e-9);
+  EXPECT_NEAR(f.predictedUs, 911.3170, 1e-4);
   // FlashAttention 2 (A100) has no such pair: the value runs padded to the
   // query's 192 (as vLLM pads it), (192 + 128) / (192 + 192) useful.
   const target::GpuTarget a100 =

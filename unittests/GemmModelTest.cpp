@@ -89,6 +89,12 @@ TEST(Targets, ConstantsAndTheirSource) {
                    std::string(c.key) == "decode_query_copy_us";
     if (fa2Only)
       EXPECT_NE(a100.*c.field, ampereGuess.*c.field) << c.key;
+    else if (std::string(c.key) == "attention_cache_write_cost")
+      // vLLM 0.19's fit hides the cache write (0, the guess); vLLM 0.24's
+      // prices it.
+      EXPECT_NE(target::findBuiltinTarget("h100-sxm-vllm0.24")->*c.field,
+                guess.*c.field)
+          << c.key;
     else
       EXPECT_NE(sxm.*c.field, guess.*c.field) << c.key;
   }
@@ -254,8 +260,8 @@ TEST(GemmModel, FusedAttentionHeadDim) {
   // 16 query blocks see 1..16 key blocks, 16 x 17 / 2 = 136 blocks of
   // 4 x 128^2 x 128 = 8,388,608 FLOP each: 128 x 136 x 8,388,608 =
   // 146,028,888,064 FLOP / 791.52e12 = 184.4917 us. The longest CTA (16
-  // blocks on one SM) takes 22.4 us and the bytes (2 x 128 x 2048 x 80 x 6
-  // = 251.7 MB) 88.4 us, both less. The K/V tiles, 128 kv heads x 136
+  // blocks on one SM) takes 22.4 us and the bytes (Q, O, K and V once:
+  // 2 x 128 x 2048 x 80 x 4 = 167.8 MB) 58.9 us, both less. The K/V tiles, 128 kv heads x 136
   // blocks x 128 keys x 2 x 80 x 2 B, one HBM read per 8 loads:
   // 89,128,960 B at 2847.5e9 B/s = 31.30 us, 2-normed with the compute:
   // 187.1281 us; + 2 us = 189.1281 us.
@@ -281,9 +287,10 @@ TEST(GemmModel, FusedAttentionHeadDim) {
 TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
   // Llama-2-70B-like attention at tp = 8: 64 heads, 8 kv heads, d = 128,
   // b = 1, s = 4096: the kernel has 8 query and 1 key/value head per rank.
-  // Its bytes are 2 x 1 x 4096 x 128 x (2 x 8 + 4 x 1) = 20,971,520; as
-  // 8 independent MHA heads (what a rebuild from the scores GEMM would
-  // price) they would be 2 x 8 x 4096 x 128 x 6 = 50,331,648.
+  // Its bytes (Q and O per query head, K and V read once per kv head) are
+  // 2 x 1 x 4096 x 128 x (2 x 8 + 2 x 1) = 18,874,368; as 8 independent
+  // MHA heads (what a rebuild from the scores GEMM would price) they would
+  // be 2 x 8 x 4096 x 128 x 4 = 33,554,432.
   model::ModelConfig c;
   c.microbatch = 1;
   c.seq = 4096;
@@ -297,8 +304,9 @@ TEST(PredictKernel, AttentionKernelKeepsItsKeyValueHeads) {
   EXPECT_EQ(a.kvHeads.expr.str(), "max(1,floordiv(kv_heads,tp))");
   KernelEstimate k = predictKernel(a, model::DType::BF16, h100());
   ASSERT_TRUE(k.supported);
-  const double bw = h100().memoryBandwidthGBs * 1e9 * h100().memoryEfficiency;
-  EXPECT_NEAR(k.attention.memoryUs, 20971520.0 / bw * 1e6, 1e-9);
+  const double bw =
+      h100().memoryBandwidthGBs * 1e9 * h100().attentionMemoryEfficiency;
+  EXPECT_NEAR(k.attention.memoryUs, 18874368.0 / bw * 1e6, 1e-9);
   // One price for every kind: a GEMM is the GEMM model's; a collective
   // without a cluster says so (CollectiveTest.cpp prices them).
   model::GemmSpec g = a.gemms()[0];
@@ -461,9 +469,11 @@ TEST(GemmModel, AttentionWindowAndGqa) {
   p.window = 128;
   FusedAttentionEstimate win = estimateAttention(p, h100());
   EXPECT_NEAR(win.computeUs / full.computeUs, 31.0 / 136, 1e-12);
-  // Bytes: Q and O for 32 heads, K and V read and written for 8:
-  // 2 x 2048 x 128 x (2 x 32 + 4 x 8) = 50,331,648 B at 2847.5e9 B/s.
-  EXPECT_NEAR(full.memoryUs, 50331648.0 / 2847.5e9 * 1e6, 1e-9);
+  // (Packed, 32 tokens x 4 heads per block: 124 of 544 pairs, the same
+  // 31/136.) Bytes: Q and O for 32 heads, K and V read once for 8:
+  // 2 x 2048 x 128 x (2 x 32 + 2 x 8) = 41,943,040 B at 3350e9 x 0.85 =
+  // 2847.5e9 B/s (attention_memory_efficiency's guess).
+  EXPECT_NEAR(full.memoryUs, 41943040.0 / 2847.5e9 * 1e6, 1e-9);
   // Fewer KV heads move fewer bytes and do the same work.
   p.window = 0;
   p.kvHeads = 1;
@@ -473,28 +483,115 @@ TEST(GemmModel, AttentionWindowAndGqa) {
 }
 
 TEST(GemmModel, AttentionKvTraffic) {
-  // s = 2048, causal: 136 (query block, key block) pairs of 128 x 128.
-  // Each loads the key block's K and V tiles, 2 x 128 x 128 x 2 bytes =
-  // 65,536 B, once per kv head: 8 kv heads move 136 x 8 x 65,536 =
-  // 71,303,168 B; with one HBM read per 4 loads, 17,825,792 B at
-  // 3350e9 x 0.85 = 2847.5e9 B/s = 6.2602 us.
+  // s = 2048, causal, packed GQA: 544 (query block, key block) pairs of
+  // 128 x 128 per kv head (AttentionPackedGqaAndTiles). Each loads the key
+  // block's K and V tiles, 2 x 128 x 128 x 2 bytes = 65,536 B: 8 kv heads
+  // move 544 x 8 x 65,536 = 285,212,672 B; with one HBM read per 4 loads,
+  // 71,303,168 B at 3350e9 x 0.85 = 2847.5e9 B/s = 25.0406 us.
   AttentionProblem p = attention2048();
   target::GpuTarget t = h100();
   t.attentionKvReuse = 4;
   t.attentionKvOverlapExponent = 1;
   FusedAttentionEstimate gqa = estimateAttention(p, t);
-  EXPECT_NEAR(gqa.kvStreamUs, 136.0 * 8 * 65536 / 4 / 2847.5e9 * 1e6, 1e-9);
+  EXPECT_NEAR(gqa.kvStreamUs, 544.0 * 8 * 65536 / 4 / 2847.5e9 * 1e6, 1e-9);
   // p = 1: the traffic adds to the larger of compute, critical path and
   // memory.
   const double core =
       std::max({gqa.computeUs, gqa.criticalPathUs, gqa.memoryUs});
   EXPECT_NEAR(gqa.predictedUs, core + gqa.kvStreamUs + t.attentionOverheadUs,
               1e-9);
-  // MHA over the same 32 query heads: four times the kv heads, four times
-  // the traffic, the same matrix work.
+  // MHA over the same 32 query heads: 136 pairs for each of 32 kv heads,
+  // as many tile loads as the packed GQA blocks (each packed block covers
+  // a quarter of the tokens), the same matrix work, more bytes.
   p.kvHeads = 32;
   FusedAttentionEstimate mha = estimateAttention(p, t);
-  EXPECT_NEAR(mha.kvStreamUs, 4 * gqa.kvStreamUs, 1e-9);
+  EXPECT_NEAR(mha.kvStreamUs, gqa.kvStreamUs, 1e-9);
   EXPECT_DOUBLE_EQ(mha.computeUs, gqa.computeUs);
-  EXPECT_GT(mha.predictedUs, gqa.predictedUs);
+  EXPECT_GT(mha.memoryUs, gqa.memoryUs);
+  // Unpacked (Ampere's kernels in these collections) the query heads of a
+  // kv head share its 136 pairs' loads: MHA has four times GQA's traffic.
+  target::GpuTarget a = target::uncalibrated(
+      *target::findBuiltinTarget("a100-80gb"));
+  a.attentionKvReuse = 4;
+  p.kvHeads = 8;
+  const double gqaA = estimateAttention(p, a).kvStreamUs;
+  p.kvHeads = 32;
+  EXPECT_NEAR(estimateAttention(p, a).kvStreamUs, 4 * gqaA, 1e-9);
+}
+
+TEST(GemmModel, AttentionPackedGqaAndTiles) {
+  // FA3 on Hopper over vLLM's paged cache packs the 4 query heads of a kv
+  // head into one query block. One token per sequence, 256 sequences, 32
+  // heads over 8 kv heads of 128: 4 rows per (sequence, kv head), one block
+  // of 64 rows (rounded up) x 64 keys, 2048 units, one (query, key) block
+  // pair each.
+  AttentionProblem p;
+  p.batch = 256;
+  p.seq = 1;
+  p.heads = 32;
+  p.kvHeads = 8;
+  p.headDim = 128;
+  AttentionBlocks b = attentionBlocks(p, h100(), 128);
+  EXPECT_TRUE(b.packed);
+  EXPECT_EQ(b.rows, 64);
+  EXPECT_EQ(b.cols, 64);
+  EXPECT_EQ(b.queryBlocks, 1);
+  EXPECT_DOUBLE_EQ(b.pairs, 1);
+  // Compute (guesses: no softmax or query-block cost): 2048 units x one
+  // block of 2 x 64 x 64 x 256 = 2,097,152 FLOP = 4,294,967,296 FLOP at
+  // 989.4e12 x 0.8 = 791.52e12 FLOP/s: 5.42621 us (unpacked, 8192 heads
+  // of one 64-row block each, four times that).
+  FusedAttentionEstimate f = estimateAttention(p, h100());
+  EXPECT_NEAR(f.computeUs, 2048.0 * 2097152 / 791.52e12 * 1e6, 1e-9);
+  // 2048 tokens, 8 heads of 64 (MHA): FA3's 192 x 128 tile. Query block j
+  // holds tokens 192j..192j+191 and sees key blocks 0..floor((192j +
+  // 191) / 128): 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16 for j = 0..10 = 101
+  // pairs, the last 16.
+  p.batch = 1;
+  p.seq = 2048;
+  p.heads = p.kvHeads = 8;
+  p.headDim = 64;
+  b = attentionBlocks(p, h100(), 64);
+  EXPECT_EQ(b.rows, 192);
+  EXPECT_EQ(b.cols, 128);
+  EXPECT_EQ(b.queryBlocks, 11);
+  EXPECT_DOUBLE_EQ(b.pairs, 101);
+  EXPECT_EQ(b.longest, 16);
+  // A window of 128 keys runs FA3's local tile, 192 x 160: block j sees
+  // keys 192j - 127 .. 192j + 191, key blocks floor(max(0, 192j - 127) /
+  // 160) .. floor((192j + 191) / 160): 2, 3, 3, 3, 2, 3, 3, 3, 3, 2, 2 =
+  // 29 pairs, the last 2.
+  p.window = 128;
+  b = attentionBlocks(p, h100(), 64);
+  EXPECT_EQ(b.cols, 160);
+  EXPECT_DOUBLE_EQ(b.pairs, 29);
+  EXPECT_EQ(b.longest, 2);
+  // GQA at 128: packed blocks of 32 tokens x 4 heads; key block k is run by
+  // query blocks 4k..63 of each kv head: sum over k = 0..15 of 64 - 4k =
+  // 544 per kv head, 4352 in all, the 32 heads x 136 of unpacked blocks.
+  b = attentionBlocks(attention2048(), h100(), 128);
+  EXPECT_EQ(b.queryBlocks, 64);
+  EXPECT_DOUBLE_EQ(b.pairs, 544);
+  EXPECT_EQ(b.longest, 16);
+  // Ampere (FA2 in these collections): 128 x 128 blocks, not packed: 136.
+  const target::GpuTarget a100 =
+      target::uncalibrated(*target::findBuiltinTarget("a100-80gb"));
+  b = attentionBlocks(attention2048(), a100, 128);
+  EXPECT_FALSE(b.packed);
+  EXPECT_DOUBLE_EQ(b.pairs, 136);
+}
+
+TEST(GemmModel, AttentionCacheWrite) {
+  // The new K and V, 2 bytes x 2048 tokens x 8 kv heads x (128 + 128) =
+  // 8,388,608 B, are read and written by the cache-write kernel before the
+  // attention kernel: 16,777,216 B at the datasheet 3350e9 B/s = 5.00812 us
+  // at cost 1, added to the kernel's time.
+  AttentionProblem p = attention2048();
+  target::GpuTarget t = h100();
+  FusedAttentionEstimate none = estimateAttention(p, t);
+  EXPECT_DOUBLE_EQ(none.cacheWriteUs, 0);
+  t.attentionCacheWriteCost = 1;
+  FusedAttentionEstimate w = estimateAttention(p, t);
+  EXPECT_NEAR(w.cacheWriteUs, 16777216.0 / 3350e9 * 1e6, 1e-9);
+  EXPECT_NEAR(w.predictedUs - none.predictedUs, w.cacheWriteUs, 1e-9);
 }

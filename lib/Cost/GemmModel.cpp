@@ -285,6 +285,65 @@ tshape::cost::fusedHeadDims(const target::GpuTarget &t, int64_t d,
   return {both, both};
 }
 
+AttentionBlocks tshape::cost::attentionBlocks(const AttentionProblem &p,
+                                             const target::GpuTarget &t,
+                                             int64_t pd) {
+  AttentionBlocks r;
+  // Over keys not its own (cross): every key block, none masked.
+  const bool causal = p.causal && p.crossKeys == 0;
+  int64_t m = std::max<int64_t>(1, t.attentionBlock), n = m;
+  for (const auto &tile : t.attentionTiles)
+    if (tile.headDim == pd) {
+      m = tile.blockM;
+      n = p.window > 0 ? tile.blockNLocal
+          : causal     ? tile.blockNCausal
+                       : tile.blockNFull;
+    }
+  const int64_t kv = std::max<int64_t>(1, p.kvHeads);
+  r.packed = t.attentionPackGqa && p.heads % kv == 0;
+  const int64_t g = r.packed ? p.heads / kv : 1;
+  const int64_t qrows = p.seq * g,
+                keys = p.crossKeys > 0 ? p.crossKeys : p.cached + p.seq;
+  r.rows = std::min(m, ceilDiv(qrows, 64) * 64);
+  r.cols = std::min(n, ceilDiv(keys, 64) * 64);
+  r.queryBlocks = ceilDiv(qrows, m);
+  const int64_t nk = ceilDiv(keys, n), nq = r.queryBlocks;
+  if (!causal) {
+    // Every key block, or a window's worth (wb) around each query block.
+    const int64_t wb = p.window > 0 ? ceilDiv(p.window - 1, n) + 1 : nk;
+    r.longest = std::min(nk, wb);
+    r.pairs = double(nq) * double(r.longest);
+    return r;
+  }
+  // Key block k (keys kn..kn+n-1) is computed by query blocks j0..j1-1:
+  // j0 the first whose last query (absolute key position cached + token)
+  // reaches kn, j1 the first whose first query's window starts past the
+  // block's last key. Query block j holds rows jm..(j+1)m-1, tokens
+  // floor(row / g).
+  for (int64_t k = 0; k < nk; ++k) {
+    const int64_t need = k * n - p.cached;
+    int64_t j0 = 0;
+    if (need > 0) {
+      if (need > p.seq - 1)
+        break; // no later key block is reached either
+      j0 = ceilDiv(need * g + 1, m) - 1;
+    }
+    int64_t j1 = nq;
+    if (p.window > 0) {
+      const int64_t lim = k * n + n + p.window - 2 - p.cached;
+      if (lim < 0)
+        continue;
+      j1 = std::min(nq, ceilDiv(g * (lim + 1), m));
+    }
+    if (j1 > j0) {
+      r.pairs += double(j1 - j0);
+      if (j0 <= nq - 1 && nq - 1 < j1)
+        ++r.longest;
+    }
+  }
+  return r;
+}
+
 FusedAttentionEstimate
 tshape::cost::estimateAttention(const AttentionProblem &p,
                                     const target::GpuTarget &t) {
@@ -305,39 +364,20 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   f.paddedHeadDim = pd;
   f.paddedValueHeadDim = pdv;
   f.headDimEfficiency = double(p.headDim + dv) / double(pd + pdv);
-  // Work is done in blocks of B queries x B keys: a block is computed whole
-  // when the mask leaves any of it. A sequence shorter than B runs one
-  // block of its length rounded up to 64 rows (Hopper's wgmma M).
-  int64_t blk = std::max<int64_t>(1, t.attentionBlock);
-  int64_t rows = std::min(blk, ceilDiv(p.seq, 64) * 64);
-  int64_t nb = ceilDiv(p.seq, blk);
-  int64_t wb = p.window > 0 ? ceilDiv(p.window - 1, blk) + 1 : 0;
-  double blocks = maskedPairs(nb, wb, p.causal);
-  // Key blocks of the last (longest) query block, and keys per block.
-  int64_t lastBlocks = wb ? std::min(nb, wb) : nb;
-  int64_t cols = rows;
-  if (p.cached > 0) {
-    // Over a cache of P keys (a prefill chunk), as FlashAttention bounds
-    // it (n_block_max): query block j runs the key blocks up to
-    // ceil(((j + 1) B + P) / B) = j + 1 + ceil(P / B), at most the
-    // ceil((P + seq) / B) there are (a window's wb); not causal, all of
-    // them. A short chunk's key blocks hold B keys (cols), not its rows.
-    const int64_t keys = p.cached + p.seq;
-    const int64_t nk = ceilDiv(keys, blk), pb = ceilDiv(p.cached, blk);
-    const int64_t cap = wb ? std::min(wb, nk) : nk;
-    blocks = p.causal ? cachedPairs(nb, pb, cap, true)
-                      : double(nb) * double(cap);
-    lastBlocks = p.causal ? std::min(nb + pb, cap) : cap;
-    cols = std::min(blk, ceilDiv(keys, 64) * 64);
-  }
-  if (p.crossKeys > 0) {
-    // Over keys not its own (cross): every query block runs every key
-    // block, none masked.
-    const int64_t nk = ceilDiv(p.crossKeys, blk);
-    blocks = double(nb) * double(nk);
-    lastBlocks = nk;
-    cols = std::min(blk, ceilDiv(p.crossKeys, 64) * 64);
-  }
+  // Work is done in tiles of M query rows x N keys (the target's tile for
+  // the padded head dim, else B x B): a tile is computed whole when the
+  // mask leaves any of it. With packed GQA (FA3 over a paged cache) a
+  // query block holds M rows of (query, head) pairs of one kv head's g
+  // query heads, the head fastest: M / g queries. A short sequence runs
+  // one block of its rows rounded up to 64 (Hopper's wgmma M), and keys
+  // likewise.
+  const AttentionBlocks ab = attentionBlocks(p, t, pd);
+  const int64_t rows = ab.rows, cols = ab.cols, nb = ab.queryBlocks;
+  const double blocks = ab.pairs;
+  const int64_t lastBlocks = ab.longest;
+  // Query blocks run once per (sequence, kv head) when packed, else per
+  // (sequence, query head).
+  heads = double(p.batch) * double(ab.packed ? p.kvHeads : p.heads);
   double blockFlops = 2.0 * double(rows) * double(cols) * double(pd + pdv);
   f.blockEfficiency = std::min(1.0, f.flops / f.headDimEfficiency /
                                         (heads * blocks * blockFlops));
@@ -356,35 +396,43 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   // block) runs on one SM at 1/smCount of the rate.
   double longest = double(lastBlocks) + perQueryBlock;
   f.criticalPathUs = longest * blockCost / (rate / double(t.smCount)) * 1e6;
-  // Q and O once per query head; K and V read, and written to the cache.
+  // Q and O once per query head, K and V read once per kv head, at the
+  // kernel's share of the bandwidth (attentionMemoryEfficiency); over a
+  // cache the cached K and V are read too. The new K and V are written to
+  // the paged cache first by a kernel of their own (read and written:
+  // twice their bytes), attentionCacheWriteCost times their time at the
+  // datasheet bandwidth, added.
   double eb = double(model::dtypeBytes(p.dtype));
-  double bytes = eb * double(p.batch) * double(p.seq) * double(p.headDim) *
-                 (2.0 * double(p.heads) + 4.0 * double(p.kvHeads));
+  // Keys not the queries' own (cross, crossKeys > 0) are read once per kv
+  // head and written to no cache.
+  const double kvBytes =
+      p.crossKeys > 0 ? 0.0
+                      : eb * double(p.batch) * double(p.seq) *
+                            double(p.kvHeads) * double(p.headDim + dv);
+  double bytes = eb * double(p.batch) * double(p.seq) * double(p.heads) *
+                     double(p.headDim + dv) +
+                 kvBytes;
   if (p.crossKeys > 0)
-    // Q and O of the queries, K and V of the keys read once per kv head
-    // (no cache write).
-    bytes = eb * double(p.batch) *
-            (double(p.seq) * double(p.heads) * double(p.headDim + dv) +
-             double(p.crossKeys) * double(p.kvHeads) * double(p.headDim + dv));
-  // A value head dim of its own: O and V move dv, not d, per row. Over a
-  // cache the cached K and V are read too, once per kv head.
-  if (dv != p.headDim && p.crossKeys == 0)
-    bytes += eb * double(p.batch) * double(p.seq) *
-             double(dv - p.headDim) *
-             (double(p.heads) + 2.0 * double(p.kvHeads));
+    bytes += eb * double(p.batch) * double(p.crossKeys) * double(p.kvHeads) *
+             double(p.headDim + dv);
   if (p.cached > 0) {
     f.cacheBytes = eb * double(p.batch) * double(p.cached) *
                    double(p.kvHeads) * double(p.headDim + dv);
     bytes += f.cacheBytes;
   }
-  f.memoryUs =
-      bytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) * 1e6;
+  f.bytes = bytes;
+  f.memoryUs = bytes /
+               (t.memoryBandwidthGBs * 1e9 * t.attentionMemoryEfficiency) *
+               1e6;
+  f.cacheWriteUs = t.attentionCacheWriteCost * 2.0 * kvBytes /
+                   (t.memoryBandwidthGBs * 1e9) * 1e6;
   // Every (query block, key block) pair loads the key block's K and V
   // tiles (cols keys of d and dv elements). The query heads of one kv head
   // load the same tiles, so the traffic scales with the kv heads;
   // 1/attentionKvReuse of it comes from HBM (the rest hits L2), and it
   // overlaps the matrix work by the p-norm of attentionKvOverlapExponent
   // (1: adds).
+  // Packed, the pairs are already per kv head.
   f.kvStreamUs = eb * double(p.batch) * double(p.kvHeads) * blocks *
                  double(cols) * double(p.headDim + dv) /
                  std::max(1.0, t.attentionKvReuse) /
@@ -392,7 +440,7 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
   f.predictedUs =
       overlap(std::max({f.computeUs, f.criticalPathUs, f.memoryUs}),
               f.kvStreamUs, t.attentionKvOverlapExponent) +
-      t.attentionOverheadUs;
+      f.cacheWriteUs + t.attentionOverheadUs;
   f.tflops = f.flops / (f.predictedUs * 1e-6) / 1e12;
   return f;
 }

@@ -103,10 +103,9 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
       k.bytes = e.decode.bytes;
       k.cacheBytes = e.decode.cacheBytes;
     } else {
-      // The prefill model's memory term: Q, O, and K, V read and written,
-      // and a chunk's cached K, V read (cache bytes).
-      k.bytes = e.attention.memoryUs * t.memoryBandwidthGBs * 1e3 *
-                t.memoryEfficiency;
+      // The prefill model's memory term: Q, O, and K, V read once, and a
+      // chunk's cached K, V read (cache bytes).
+      k.bytes = e.attention.bytes;
       k.cacheBytes = e.attention.cacheBytes;
     }
   } else if (const model::ElementwiseSpec *w = kernel.elementwise()) {

@@ -85,7 +85,23 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
     t.fusedHeadDims = {64, 128, 192, 256};
     t.fusedValueHeadDims = {{192, 128}};
     t.latentDecodeHeadDims = {576};
-  } else {
+  }
+  // FlashAttention 3's forward tiles on Hopper as vLLM calls it, over its
+  // paged KV cache (a page of 16 or 64 tokens is no multiple of kBlockN,
+  // so get_pagedkv_tma is false and the kernel loads K/V without TMA):
+  // hopper/tile_size.h, tile_size_fwd_sm90(paged_kv_non_TMA = true), bf16:
+  // d 64: 192 x 128 causal, 192 x 160 with a window or neither; d 128:
+  // 128 x 128; d 192: 128 x 96; d 256: 128 x 80 (128 x 64 with a window).
+  // That path always packs the query heads of a kv head into one query
+  // block (flash_api.cpp, get_pack_gqa: PagedKVNonTMA).
+  if (std::string(arch) == "hopper") {
+    t.attentionTiles = {{64, 192, 128, 160, 160},
+                        {128, 128, 128, 128, 128},
+                        {192, 128, 96, 96, 96},
+                        {256, 128, 80, 64, 80}};
+    t.attentionPackGqa = true;
+  }
+  if (std::string(arch) != "hopper" && std::string(arch) != "blackwell") {
     t.decodeSplitGqaOnly = true;
     if (!volta)
       t.fusedHeadDims = {32, 64, 96, 128, 160, 192, 224, 256};
@@ -117,12 +133,14 @@ Constants h100Gemm() {
           {"split_k_min_k", 2621.44}};
 }
 Constants h100Attention() {
-  return {{"attention_efficiency", 0.773},
-          {"attention_overhead_us", 9.125},
-          {"attention_softmax_dim", 89.6},
-          {"attention_query_block_cost", 2.941},
-          {"attention_kv_reuse", 17.252},
-          {"attention_kv_overlap_exponent", 1}};
+  return {{"attention_efficiency", 0.861},
+          {"attention_overhead_us", 9.031},
+          {"attention_softmax_dim", 88.2},
+          {"attention_query_block_cost", 2.878},
+          {"attention_kv_reuse", 10.279},
+          {"attention_kv_overlap_exponent", 1},
+          {"attention_memory_efficiency", 0.575},
+          {"attention_cache_write_cost", 0}};
 }
 Constants a100Gemm() {
   return {{"math_efficiency", 0.862},    {"memory_efficiency", 0.759},
@@ -131,21 +149,23 @@ Constants a100Gemm() {
           {"split_k_min_k", 1433.6}};
 }
 Constants a100Attention() {
-  return {{"attention_efficiency", 0.642},
-          {"attention_overhead_us", 8.922},
-          {"attention_softmax_dim", 129.9},
-          {"attention_query_block_cost", 1.806},
-          {"attention_kv_reuse", 2.03},
-          {"attention_kv_overlap_exponent", 1}};
+  return {{"attention_efficiency", 0.593},
+          {"attention_overhead_us", 9.203},
+          {"attention_softmax_dim", 0},
+          {"attention_query_block_cost", 0.978},
+          {"attention_kv_reuse", 7.179},
+          {"attention_kv_overlap_exponent", 1.013},
+          {"attention_memory_efficiency", 0.385},
+          {"attention_cache_write_cost", 2.338}};
 }
 /// Decode attention, fitted on the decode timings of the vLLM collection
 /// the README calls the default (H100: vLLM 0.19; A100: vLLM 0.14).
 /// targets/h100-sxm-vllm0.24.json holds the fit on vLLM 0.24 (the stack
 /// is a choice: docs/model-accuracy.md#decode-attention).
 Constants h100Decode() {
-  return {{"decode_memory_efficiency", 1},   {"decode_overhead_us", 6.313},
-          {"decode_cta_us", 3.161},          {"decode_sm_bandwidth", 12.302},
-          {"decode_combine_us", 2.048},      {"decode_overlap_exponent", 1.242},
+  return {{"decode_memory_efficiency", 0.998},   {"decode_overhead_us", 6.313},
+          {"decode_cta_us", 3.145},          {"decode_sm_bandwidth", 12.815},
+          {"decode_combine_us", 2.059},      {"decode_overlap_exponent", 1.217},
           // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
           // left at their guesses.
           {"decode_split_combine_us", 0.1},  {"decode_out_copy_us", 2},
@@ -155,28 +175,30 @@ Constants h100Decode() {
 /// 3 and 4 kernels): the built-in h100-sxm-vllm0.24, the other attention
 /// stack (docs/model-accuracy.md#attention-stacks).
 Constants h100Vllm024Attention() {
-  return {{"attention_efficiency", 0.992},
-          {"attention_overhead_us", 11.406},
-          {"attention_softmax_dim", 92.8},
-          {"attention_query_block_cost", 4.991},
-          {"attention_kv_reuse", 1},
-          {"attention_kv_overlap_exponent", 1}};
+  return {{"attention_efficiency", 1},
+          {"attention_overhead_us", 11.281},
+          {"attention_softmax_dim", 102.1},
+          {"attention_query_block_cost", 2.587},
+          {"attention_kv_reuse", 4.504},
+          {"attention_kv_overlap_exponent", 1.099},
+          {"attention_memory_efficiency", 0.447},
+          {"attention_cache_write_cost", 2.441}};
 }
 Constants h100Vllm024Decode() {
-  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.553},
-          {"decode_cta_us", 3.215},        {"decode_sm_bandwidth", 16},
-          {"decode_combine_us", 1.922},    {"decode_overlap_exponent", 1.116},
+  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.569},
+          {"decode_cta_us", 3.199},        {"decode_sm_bandwidth", 16},
+          {"decode_combine_us", 1.916},    {"decode_overlap_exponent", 1.112},
           // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
           // left at their guesses.
           {"decode_split_combine_us", 0.1}, {"decode_out_copy_us", 2},
           {"decode_query_copy_us", 2}};
 }
 Constants a100Decode() {
-  return {{"decode_memory_efficiency", 0.74},  {"decode_overhead_us", 7.227},
-          {"decode_cta_us", 4.18},             {"decode_sm_bandwidth", 1.373},
-          {"decode_combine_us", 4.157},        {"decode_overlap_exponent", 3.28},
-          {"decode_split_combine_us", 0.201},  {"decode_out_copy_us", 1.377},
-          {"decode_query_copy_us", 5.977}};
+  return {{"decode_memory_efficiency", 0.733},  {"decode_overhead_us", 7.266},
+          {"decode_cta_us", 4.253},             {"decode_sm_bandwidth", 1.373},
+          {"decode_combine_us", 4.298},        {"decode_overlap_exponent", 3.942},
+          {"decode_split_combine_us", 0.2},  {"decode_out_copy_us", 1.297},
+          {"decode_query_copy_us", 5.961}};
 }
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
@@ -199,9 +221,9 @@ Constants b200Fp8() {
 /// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
 /// this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.76},
-          {"moe_memory_efficiency", 0.895},
-          {"moe_overhead_us", 16.469}};
+  return {{"grouped_gemm_efficiency", 0.762},
+          {"moe_memory_efficiency", 0.889},
+          {"moe_overhead_us", 21.602}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},
@@ -344,6 +366,10 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"attention_kv_reuse", 1.0, 64.0, &GpuTarget::attentionKvReuse, prefill},
       {"attention_kv_overlap_exponent", 1.0, 8.0,
        &GpuTarget::attentionKvOverlapExponent, prefill},
+      {"attention_memory_efficiency", 0.20, 1.00,
+       &GpuTarget::attentionMemoryEfficiency, prefill},
+      {"attention_cache_write_cost", 0.0, 4.0,
+       &GpuTarget::attentionCacheWriteCost, prefill},
       {"decode_memory_efficiency", 0.30, 1.00,
        &GpuTarget::decodeMemoryEfficiency, decode},
       {"decode_overhead_us", 0.0, 40.0, &GpuTarget::decodeOverheadUs, decode},

@@ -16,8 +16,8 @@
 // ... + 32 = 392 blocks (a 4096 prompt's 528 less its first half's 136) of
 // 4 x 128^2 x 128 = 8,388,608 FLOP: 32 x 392 x 8,388,608 / 791.52e12 =
 // 132.94 us, over the longest CTA's 32 blocks (44.8 us) and the bytes
-// (Q, O, K, V of the chunk 100,663,296 + the cached K, V 33,554,432 =
-// 134,217,728 at 2,847.5 GB/s: 47.1 us). The K/V tiles: each of the 392
+// (Q, O and K, V read once of the chunk 67,108,864 + the cached K, V
+// 33,554,432 = 100,663,296 at 2,847.5 GB/s: 35.4 us). The K/V tiles: each of the 392
 // blocks of the 32 kv heads loads 128 keys of K and V, 2 bytes x 32 x 392
 // x 128 x 256 = 822,083,584 bytes, 1/8 from HBM (attention_kv_reuse 8):
 // 36.09 us, overlapping by the 2-norm: sqrt(132.94^2 + 36.09^2) + 2 =
@@ -56,15 +56,17 @@ func.func @nocache(%x: tensor<1x2048x4096xbf16>) -> tensor<1x2048x4096xbf16>
 // dim 128 + 64 = 192, value head dim 128. FlashAttention 3 has a 192/128
 // kernel on Hopper (hopper/flash_api.cpp), so nothing is padded. FLOPs
 // 2 x (192 + 128) per pair: 2 x 16 x (4096 x 4097 / 2) x 320 =
-// 85,920,317,440. 528 blocks of 2 x 128^2 x 320 = 10,485,760 FLOP:
-// 16 x 528 x 10,485,760 / 791.52e12 = 111.92 us, over the longest CTA
-// (32 blocks: 56.0 us) and the bytes (16 x 320 x 3 elements x 2 bytes x
-// 4096 = 125,829,120: 44.2 us). K/V tiles of 192 + 128: 2 x 16 x 528 x 128
-// x 320 / 8 = 86,507,520 bytes: 30.38 us; sqrt(111.92^2 + 30.38^2) + 2 =
-// 118.0 us. A training step prices the same forward kernel.
-// CHECK: attn_score GEMM of layer 0 (16 x 4096x4096x192, bf16) on h100-sxm: predicted 118.0 us, 0% lost
+// 85,920,317,440. FA3's tile at 192 over a paged cache is 128 x 96
+// (hopper/tile_size.h): query block j (tokens 128j..128j+127) runs key
+// blocks 0..floor((128j + 127) / 96), 715 pairs of 2 x 128 x 96 x 320 =
+// 7,864,320 FLOP: 16 x 715 x 7,864,320 / 791.52e12 = 113.66 us, over the
+// longest CTA (43 pairs: 56.4 us) and the bytes (Q, O, K, V once: 16 x 640
+// x 2 bytes x 4096 = 83,886,080: 29.5 us). K/V tiles of 192 + 128: 2 x 16
+// x 715 x 96 x 320 / 8 = 87,859,200 bytes: 30.85 us; sqrt(113.66^2 +
+// 30.85^2) + 2 = 119.8 us. A training step prices the same forward kernel.
+// CHECK: attn_score GEMM of layer 0 (16 x 4096x4096x192, bf16) on h100-sxm: predicted 119.8 us, 0% lost
 // CHECK: attn_value GEMM of layer 0 (16 x 4096x128x4096, bf16) on h100-sxm: predicted 0.0 us
-// TRAIN: attn_score GEMM of layer 0 (16 x 4096x4096x192, bf16) on h100-sxm: predicted 118.0 us, 0% lost
+// TRAIN: attn_score GEMM of layer 0 (16 x 4096x4096x192, bf16) on h100-sxm: predicted 119.8 us, 0% lost
 // TRAIN-NOT: predicted as separate GEMMs
 // On A100, FlashAttention 2 has no 192/128 pair: the value is padded to
 // the query's 192, (192 + 128) / (192 + 192) = 83% useful.

@@ -162,8 +162,8 @@ struct AttentionProblem {
 /// (query block, key block) pairs the mask leaves, at the target's
 /// attention efficiency, with the head dims padded to the kernel the
 /// target runs for them (fusedHeadDims); bounded below by the longest
-/// CTA's work, by the bytes of Q, K, V, O, the K/V cache write and the
-/// cached K/V read, and plus a fixed cost. `supported` is false when no
+/// CTA's work and by the bytes of Q, K, V, O and the cached K/V read,
+/// plus the K/V cache write (a kernel of its own) and a fixed cost. `supported` is false when no
 /// kernel covers the head dims. docs/cost-model.md#fused-attention.
 struct FusedAttentionEstimate {
   bool supported = true;
@@ -179,12 +179,37 @@ struct FusedAttentionEstimate {
   /// The K and V tiles every (query block, key block) pair loads, per kv
   /// head, at the bandwidth: the share of them that misses L2.
   double kvStreamUs = 0;
+  /// The K/V cache write, a kernel of its own (attentionCacheWriteCost).
+  double cacheWriteUs = 0;
   double predictedUs = 0, tflops = 0;
-  /// Of the bytes, the cached keys and values a prefill chunk reads.
+  /// The kernel's bytes (the memory term's: Q, O, K and V once, and a
+  /// chunk's cached K and V); of them, the cached keys and values a
+  /// prefill chunk reads.
+  double bytes = 0;
   double cacheBytes = 0;
 };
 FusedAttentionEstimate estimateAttention(const AttentionProblem &p,
                                          const target::GpuTarget &target);
+
+/// The tiles a fused-attention kernel computes for `p` with its query/key
+/// head dim padded to `paddedHeadDim`: tiles of `rows` query rows x `cols`
+/// keys (the target's attentionTiles entry, else attentionBlock square; a
+/// short sequence's rows and keys rounded up to 64), `queryBlocks` query
+/// blocks per unit, and `pairs` (query block, key block) pairs per unit,
+/// `longest` of them in the last query block. A unit is one (sequence,
+/// query head), or with `packed` (attentionPackGqa) one (sequence, kv
+/// head) whose query blocks hold seq x heads/kv_heads rows, the head
+/// fastest. The causal mask is aligned to the keys' end (p.cached before
+/// the queries) and a window bounds it below. A loop over key blocks
+/// (bounded by the keys / cols). docs/cost-model.md#fused-attention.
+struct AttentionBlocks {
+  int64_t rows = 0, cols = 0, queryBlocks = 0, longest = 0;
+  double pairs = 0;
+  bool packed = false;
+};
+AttentionBlocks attentionBlocks(const AttentionProblem &p,
+                                const target::GpuTarget &target,
+                                int64_t paddedHeadDim);
 
 /// Query-key pairs of one head that a causal mask with a window of
 /// `window` keys (0: none) leaves, over `n` queries: sum of min(i+1, w).

@@ -90,12 +90,28 @@ struct GpuTarget {
   /// Split-K slices hold at least this many elements of K. 0: any. Fitted.
   double splitKMinK = 0;
   /// Fraction of the dense peak a fused-attention kernel reaches on large
-  /// problems, and its fixed cost per call (the cache write and the kernel
-  /// launches). Model constants, fitted on prefill attention timings.
+  /// problems, and its fixed cost per call (the kernel launches; the cache
+  /// write's bytes are attentionCacheWriteCost's). Model constants, fitted on prefill attention timings.
   double attentionEfficiency = 0.8;
   double attentionOverheadUs = 2.0;
-  /// Query and key rows per attention block (FlashAttention's tile).
+  /// Query and key rows per attention block (FlashAttention's tile) when
+  /// attentionTiles has no entry for the head dim.
   int64_t attentionBlock = 128;
+  /// FlashAttention 3's forward tile (kBlockM queries x kBlockN keys) per
+  /// padded query/key head dim, as vLLM runs it over its paged KV cache
+  /// (hopper/tile_size.h, tile_size_fwd_sm90 with paged_kv_non_TMA; see
+  /// docs/cost-model.md#fused-attention). Empty: attentionBlock square.
+  /// Built-in only: a target file keeps its base's.
+  struct AttentionTile {
+    /// kBlockN causal, with a window (FA3's "local"), and neither.
+    int64_t headDim, blockM, blockNCausal, blockNLocal, blockNFull;
+  };
+  std::vector<AttentionTile> attentionTiles;
+  /// Whether a query block packs the query heads of one kv head (FA3's
+  /// PackGQA, always on for a paged KV cache whose page is not a multiple
+  /// of kBlockN: flash_api.cpp, get_pack_gqa): blocks of seq x heads/kv
+  /// rows per (sequence, kv head). Built-in only.
+  bool attentionPackGqa = false;
   /// The softmax's cost per score, in head dims of matrix work, and the
   /// fixed cost of a query block (loading Q, writing O), in key blocks.
   /// Model constants, fitted on prefill attention timings.
@@ -107,6 +123,14 @@ struct GpuTarget {
   /// Model constants, fitted on prefill attention timings.
   double attentionKvReuse = 8;
   double attentionKvOverlapExponent = 2;
+  /// The attention kernel's share of the bandwidth for its compulsory
+  /// bytes (Q, O, and K and V read once), and the K/V cache write, a
+  /// kernel of its own before the attention kernel (vLLM's
+  /// reshape_and_cache_flash), as a multiple of its bytes' time at the
+  /// datasheet bandwidth (0: hidden; 1: at the datasheet bandwidth). Model
+  /// constants, fitted on prefill attention timings.
+  double attentionMemoryEfficiency = 0.85;
+  double attentionCacheWriteCost = 0;
   /// Decode attention (one query token per sequence over a KV cache,
   /// Cost/DecodeAttention.h; docs/cost-model.md#decode-attention). Model
   /// constants, fitted on decode timings: the fraction of the datasheet

@@ -27,18 +27,21 @@
 // The analysis of the lowered IR prices both attention kernels from the
 // kernels their score GEMMs carry (one layer, two kernels), and traces the
 // context's up-projection like any weight GEMM. On the uncalibrated H100
-// (791.52 TFLOP/s attention rate, 2,847.5 GB/s, blocks of 128, K/V tile
-// reuse 8, 2 us per call), 128 heads, 2 x 128^2 x 320 = 10,485,760 FLOP
-// per block:
-//   own, causal, 16 query blocks: 136 blocks per head: 128 x 136 x
-//     10,485,760 / 791.52e12 = 230.62 us; K/V tiles 2 x 128 x 136 x 128 x
-//     320 / 8 = 178,257,920 bytes: 62.60 us; sqrt(230.62^2 + 62.60^2) + 2
-//     = 240.96 us;
-//   context, 16 x 32 = 512 blocks per head: 868.20 us; K/V tiles
-//     671,088,640 bytes: 235.68 us; sqrt(...) + 2 = 901.62 us.
-// PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x2048x192, bf16) on h100-sxm: predicted 241.0 us
+// (791.52 TFLOP/s attention rate, 2,847.5 GB/s, FA3's 128 x 96 tiles at
+// head dim 192, K/V tile reuse 8, 2 us per call), 128 heads,
+// 2 x 128 x 96 x 320 = 7,864,320 FLOP per tile:
+//   own, causal, 16 query blocks x 22 key blocks, of which query block j
+//     runs key blocks 0..floor((128 j + 127) / 96): 187 tiles per head:
+//     128 x 187 x 7,864,320 / 791.52e12 = 237.82 us; K/V tiles 2 x 128 x
+//     187 x 96 x 320 / 8 = 183,828,480 bytes: 64.56 us; sqrt(237.82^2 +
+//     64.56^2) + 2 = 248.43 us;
+//   context, 16 x ceil(4096 / 96) = 16 x 43 = 688 tiles per head:
+//     874.98 us; K/V tiles 676,331,520 bytes: 237.52 us; sqrt(...) + 2 =
+//     908.64 us (its Q, O and K, V bytes, 176.76 us, stay under the
+//     matrix work).
+// PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x2048x192, bf16) on h100-sxm: predicted 248.4 us
 // PRICE: remark: mla_context_up GEMM of layer 0 (1 x 4096x32768x512, bf16)
-// PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x4096x192, bf16) on h100-sxm: predicted 901.6 us
+// PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x4096x192, bf16) on h100-sxm: predicted 908.6 us
 
 // MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model
 
