@@ -7,6 +7,7 @@
 
 #include "tshape/Cost/Inference.h"
 #include "tshape/Cost/Memory.h"
+#include "tshape/Cost/MoeLayer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -135,6 +136,37 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
   return k;
 }
 
+/// What an MoE layer costs beyond its GEMMs, from the whole-layer model
+/// the MoE timings calibrate (estimateMoeLayer, docs/cost-model.md): the
+/// permutation and gated activation's bytes at moe_memory_efficiency, and
+/// the fused layer's fixed cost (routing, alignment, launches). Its GEMMs
+/// are the block's own kernels, priced beside it.
+InferenceKernel moeLayerRest(const model::ModelConfig &c,
+                             const model::RunShape &run,
+                             const target::GpuTarget &t, int64_t count,
+                             std::vector<std::string> &notes) {
+  InferenceKernel k;
+  k.name = "moe_permute";
+  k.kind = model::KernelKind::Elementwise;
+  k.count = count;
+  const MoeLayerEstimate m = estimateMoeLayer(c, run, t);
+  if (!m.supported) {
+    k.supported = false;
+    k.unsupported = m.unsupported;
+    k.regime = "unpriced";
+    notes.push_back(k.name + " not priced: " + k.unsupported);
+    return k;
+  }
+  k.m = run.tokens().eval(model::bindings(c)).value_or(0);
+  k.n = c.hidden;
+  k.bytes = m.memoryBytes;
+  k.us = m.memoryUs + t.moeOverheadUs;
+  k.shares.activationsUs = m.memoryUs;
+  k.shares.launchUs = t.moeOverheadUs;
+  k.regime = t.moeOverheadUs >= m.memoryUs ? "launch" : "memory";
+  return k;
+}
+
 /// The activations one rank holds for `tokens` tokens (b x q): the
 /// residual stream and its normed copy (2h), and the largest weight GEMM's
 /// input and output (N + K of the widest: the gate/up or the logits).
@@ -223,6 +255,8 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
     const std::vector<model::Kernel> layer = model::layerKernels(lc, run, 0);
     for (const model::Kernel &k : layer)
       est.kernels.push_back(priceKernel(k, n, lc, t, cluster, run, est.notes));
+    if (model::hasBlock(lc, model::BlockKind::Moe))
+      est.kernels.push_back(moeLayerRest(lc, run, t, n, est.notes));
     all.insert(all.end(), layer.begin(), layer.end());
     subLayers += int64_t(lc.layerBlocks.size()) * n;
   }
