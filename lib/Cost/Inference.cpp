@@ -240,8 +240,10 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   const double eb = double(model::dtypeBytes(c.dtype));
   const double tokens = double(est.sequences) * double(est.queries);
 
+  // Collectives (tp's all-reduces, ep's all-to-alls) run on a cluster.
+  const bool collectives = est.tp > 1 || model::getParam(c, Param::Ep) > 1;
   const Cluster *cluster = o.cluster;
-  if (!cluster && est.tp > 1)
+  if (!cluster && collectives)
     cluster = defaultClusterForTarget(t.name);
   if (cluster)
     est.cluster = cluster->name;
@@ -327,9 +329,10 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
                      ? 0
                      : int64_t(std::floor((m.capacity - m.weights) /
                                           (cachePerSequence + actPerSequence)));
-  if (!cluster && est.tp > 1)
+  if (!cluster && collectives)
     est.notes.push_back("no cluster for " + t.name +
-                        ": the tensor-parallel all-reduces are not priced "
+                        ": the tensor- and expert-parallel collectives are "
+                        "not priced "
                         "(give one: cluster=)");
   return est;
 }

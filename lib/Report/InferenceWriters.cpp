@@ -200,7 +200,8 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
                        e.memory.activations / kGiB);
     os << batchFit(e, "largest batch in") << "\n";
     if (!e.cluster.empty())
-      os << "- tensor-parallel all-reduces priced on " << e.cluster << "\n";
+      os << "- " << (e.tp > 1 ? "tensor-parallel all-reduces" : "collectives")
+         << " priced on " << e.cluster << "\n";
     os << "\n| kernel | count | batch | M | N | K | us each | regime | "
           "FLOP/byte |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- "
           "| ---: |\n";

@@ -101,6 +101,12 @@ llvm::cl::opt<std::string> precisionOpt(
 llvm::cl::opt<int64_t>
     tpOpt("tp", llvm::cl::desc("tensor-parallel degree t (default: 1)"),
           llvm::cl::init(1), llvm::cl::cat(importCat));
+llvm::cl::opt<int64_t> epOpt(
+    "ep",
+    llvm::cl::desc("expert-parallel degree e of an MoE model: each rank "
+                   "holds E/e experts, and each MoE layer adds an "
+                   "all-to-all before and after its experts (default: 1)"),
+    llvm::cl::init(1), llvm::cl::cat(importCat));
 llvm::cl::opt<std::string>
     dtypeOpt("dtype",
              llvm::cl::desc("element type: bf16, fp16, fp32, tf32 or fp8 "
@@ -307,7 +313,8 @@ importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
   }
   for (auto [name, v] : {std::pair<const char *, int64_t>{"--seq", seqOpt},
                          {"--microbatch", microbatchOpt},
-                         {"--tp", tpOpt}})
+                         {"--tp", tpOpt},
+                         {"--ep", epOpt}})
     if (v <= 0) {
       tshape::toolError("tshape-translate")
           << name << " must be positive, got " << v << "\n";
@@ -329,6 +336,7 @@ importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
           : phaseOpt.getNumOccurrences() > 0 &&
                 phaseOpt.getValue() != tshape::model::Phase::Train;
   tshape::model::setDegree(opts.parallel, tshape::model::Param::Tp, tpOpt);
+  tshape::model::setDegree(opts.parallel, tshape::model::Param::Ep, epOpt);
   opts.name = nameOpt.empty()
                   ? llvm::sys::path::stem(file).str()
                   : nameOpt.getValue();
@@ -339,6 +347,13 @@ importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
     // Located at the offending key (line:col) or at the file itself.
     emitError(diag.line ? at(diag.line, diag.column) : at(0, 0))
         << diag.message;
+    return std::nullopt;
+  }
+  if (epOpt > 1 &&
+      !tshape::model::hasBlock(*config, tshape::model::BlockKind::Moe)) {
+    emitError(at(0, 0)) << "--ep " << epOpt.getValue()
+                        << ": the model has no experts to split (expert "
+                           "parallelism needs an MoE model); drop --ep";
     return std::nullopt;
   }
   return std::make_pair(std::move(*config), run->first);
@@ -407,7 +422,7 @@ int main(int argc, char **argv) {
   TranslateToMLIRRegistration importReg(
       "import-hf-config",
       "import a Hugging Face config.json as tshape IR (see --seq, "
-      "--microbatch, --tp, --dtype, --name, --phase, --batch, --context, "
+      "--microbatch, --tp, --ep, --dtype, --name, --phase, --batch, --context, "
       "--chunk, --draft-tokens, --kv-cache-dtype, --precision)",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
         return importHF(sourceMgr, ctx);
@@ -445,7 +460,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "tshape-translate: Hugging Face config.json <-> tshape IR\n\n"
       "  tshape-translate --import-hf-config config.json [--seq N] "
-      "[--microbatch N] [--tp N] [--phase=train|prefill|decode] -o model.mlir\n"
+      "[--microbatch N] [--tp N] [--ep N] [--phase=train|prefill|decode] -o model.mlir\n"
       "  tshape-translate --export-hf-config model.mlir [--base "
       "config.json] [--megatron]\n"
       "  tshape-translate --hf-config-params config.json   (the parameter "
