@@ -81,7 +81,6 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
   k.unsupported = e.unsupported;
   k.us = e.supported ? e.predictedUs : 0;
   k.flops = e.flops;
-  const double eb = double(model::dtypeBytes(c.dtype));
   if (const model::GemmSpec *g = kernel.gemm()) {
     k.batch = g->batch.value;
     k.m = g->m.value;
@@ -137,7 +136,7 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
 }
 
 /// What an MoE layer costs beyond its GEMMs, from the whole-layer model
-/// the MoE timings calibrate (estimateMoeLayer, docs/cost-model.md): the
+/// the MoE timings calibrate (estimateMoeMemory, docs/cost-model.md): the
 /// permutation and gated activation's bytes at moe_memory_efficiency, and
 /// the fused layer's fixed cost (routing, alignment, launches). Its GEMMs
 /// are the block's own kernels, priced beside it.
@@ -149,7 +148,7 @@ InferenceKernel moeLayerRest(const model::ModelConfig &c,
   k.name = "moe_permute";
   k.kind = model::KernelKind::Elementwise;
   k.count = count;
-  const MoeLayerEstimate m = estimateMoeLayer(c, run, t);
+  const MoeLayerEstimate m = estimateMoeMemory(c, run, t);
   if (!m.supported) {
     k.supported = false;
     k.unsupported = m.unsupported;
@@ -160,7 +159,7 @@ InferenceKernel moeLayerRest(const model::ModelConfig &c,
   k.m = run.tokens().eval(model::bindings(c)).value_or(0);
   k.n = c.hidden;
   k.bytes = m.memoryBytes;
-  k.us = m.memoryUs + t.moeOverheadUs;
+  k.us = m.predictedUs;
   k.shares.activationsUs = m.memoryUs;
   k.shares.launchUs = t.moeOverheadUs;
   k.regime = t.moeOverheadUs >= m.memoryUs ? "launch" : "memory";

@@ -30,6 +30,30 @@ double tshape::cost::moeMemoryBytes(double copies, double tokens, int64_t h,
                       tokens * double(h));
 }
 
+MoeLayerEstimate tshape::cost::estimateMoeMemory(const model::ModelConfig &c,
+                                                 const model::RunShape &run,
+                                                 const target::GpuTarget &t) {
+  MoeLayerEstimate m;
+  const model::Bindings env = model::bindings(c);
+  std::optional<int64_t> tokens = run.tokens().eval(env);
+  std::optional<int64_t> f = model::perRank(model::Param::MoeFfn).eval(env);
+  if (!tokens || !f) {
+    m.supported = false;
+    m.unsupported = "the MoE layer's tokens or expert inner size per rank "
+                    "are not whole numbers";
+    return m;
+  }
+  // Activations stay in the model's element type (bf16 under fp8 too).
+  const int64_t eb =
+      c.dtype == model::DType::FP8 ? 2 : model::dtypeBytes(c.dtype);
+  m.memoryBytes = moeMemoryBytes(double(*tokens) * double(c.moe.topk),
+                                 double(*tokens), c.hidden, *f, eb);
+  m.memoryUs = m.memoryBytes /
+               (t.memoryBandwidthGBs * 1e9 * t.moeMemoryEfficiency) * 1e6;
+  m.predictedUs = m.memoryUs + t.moeOverheadUs;
+  return m;
+}
+
 MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
                                                 const model::RunShape &run,
                                                 const target::GpuTarget &t,
@@ -66,22 +90,10 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
     }
     m.gemmUs += e.predictedUs;
   }
-  std::optional<int64_t> tokens = run.tokens().eval(env);
-  std::optional<int64_t> f = model::perRank(model::Param::MoeFfn).eval(env);
-  if (!tokens || !f) {
-    m.supported = false;
-    m.unsupported = "the MoE layer's tokens or expert inner size per rank "
-                    "are not whole numbers";
-    return m;
-  }
-  // Activations stay in the model's element type (bf16 under fp8 too).
-  const int64_t eb =
-      c.dtype == model::DType::FP8 ? 2 : model::dtypeBytes(c.dtype);
-  m.memoryBytes = moeMemoryBytes(double(*tokens) * double(c.moe.topk),
-                                 double(*tokens), c.hidden, *f, eb);
-  m.memoryUs = m.memoryBytes /
-               (t.memoryBandwidthGBs * 1e9 * t.moeMemoryEfficiency) * 1e6;
-  m.predictedUs = m.gemmUs + m.memoryUs + t.moeOverheadUs;
+  const double gemmUs = m.gemmUs;
+  m = estimateMoeMemory(c, run, t);
+  m.gemmUs = gemmUs;
+  m.predictedUs += gemmUs;
   return m;
 }
 

@@ -119,6 +119,14 @@ struct MoeLayerProblem {
 double moeMemoryBytes(double copies, double tokens, int64_t h, int64_t f,
                       int64_t e);
 
+/// The part of one MoE layer of `c` under `run` on `t` beyond its grouped
+/// GEMMs: the permutation and activation bytes (moeMemoryBytes) at
+/// moe_memory_efficiency, and moe_overhead_us; gemmUs is 0. The serving
+/// reports price the GEMMs as the block's kernels and add this.
+MoeLayerEstimate estimateMoeMemory(const model::ModelConfig &c,
+                                   const model::RunShape &run,
+                                   const target::GpuTarget &t);
+
 /// One MoE layer (layer `layer` of `c`, a Moe block) under `run` on `t`.
 /// `maskedEp` > 1 (with c's ep 1) prices expert parallelism by masking, as
 /// vLLM runs it without an all-to-all backend: every one of the maskedEp
