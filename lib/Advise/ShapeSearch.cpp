@@ -11,6 +11,7 @@
 #include "tshape/Advise/Odometer.h"
 #include "tshape/Advise/Neighbourhood.h"
 #include "tshape/Cost/PredictKernel.h"
+#include "tshape/Interop/HFConfig.h"
 #include "tshape/Model/Blocks/Block.h"
 
 #include <algorithm>
@@ -67,7 +68,8 @@ std::set<std::string> tshape::advise::defaultVary(const ModelConfig &c) {
   std::set<std::string> v = SearchOptions().vary;
   if (getParam(c, Param::Experts) > 0)
     v.insert(model::paramName(Param::MoeFfn));
-  if (getParam(c, Param::SharedFfn) > 0)
+  // Not where the model's config ties it to moe_ffn (hfTie): it follows.
+  if (getParam(c, Param::SharedFfn) > 0 && !hfTie(c.modelType, Param::SharedFfn))
     v.insert(model::paramName(Param::SharedFfn));
   return v;
 }
@@ -106,18 +108,26 @@ StepPrediction ShapeSearch::predict(const ModelConfig &c,
       us += r.predictedUs;
     return us;
   };
-  // The layers are identical: predict one and multiply; then the
-  // once-per-model kernels (logits). Each list is built once, for both the
-  // time and the FLOPs.
-  const std::vector<model::Kernel> layer = model::layerKernels(c, run, 0);
-  const std::vector<model::Kernel> head =
-      layer.empty() ? layer : model::modelBlockKernels(c, run);
+  // Each distinct layer (layerGroups: one for a uniform stack; dense and
+  // MoE layers, local and global attention, for a heterogeneous one)
+  // predicted once and multiplied by its count; then the once-per-model
+  // kernels (logits). Each list is built once, for both the time and the
+  // FLOPs.
   StepPrediction p;
-  p.us = sum(recordsOf(c, layer, &run)) * c.layers +
-         sum(recordsOf(c, head, &run));
-  const std::optional<int64_t> flops = model::checkedAdd(
-      model::checkedMul(model::kernelFlops(layer), c.layers),
-      model::kernelFlops(head));
+  std::optional<int64_t> flops = 0;
+  bool empty = false;
+  for (const auto &[lc, count] : model::layerGroups(c)) {
+    const std::vector<model::Kernel> layer = model::layerKernels(lc, run, 0);
+    empty |= layer.empty();
+    p.us += sum(recordsOf(lc, layer, &run)) * double(count);
+    flops = model::checkedAdd(
+        flops, model::checkedMul(model::kernelFlops(layer), count));
+  }
+  if (empty)
+    return StepPrediction();
+  const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
+  p.us += sum(recordsOf(c, head, &run));
+  flops = model::checkedAdd(flops, model::kernelFlops(head));
   p.flops = double(flops.value_or(0));
   return p;
 }
@@ -280,6 +290,25 @@ public:
       list.insert(list.end(), n.values.begin(), n.values.end());
       lists.push_back(std::move(list));
     }
+    // Sizes the model's config ties to a varying one follow it (hfTie:
+    // Llama 4's and DeepSeek's shared experts take moe_ffn).
+    for (Param p : model::allParams())
+      if (std::optional<HFTie> t = hfTie(original.modelType, p);
+          t && !varies(p) && varies(t->follows) &&
+          getParam(original, p) == getParam(original, t->follows))
+        ties.push_back({p, t->follows});
+  }
+
+  /// Sets the sizes tied to `source` to its value in `n`.
+  void follow(ModelConfig &n, Param source) const {
+    for (auto [follower, s] : ties)
+      if (s == source)
+        setParam(n, follower, getParam(n, s));
+  }
+  /// Whether `p` follows another parameter rather than varying itself.
+  bool follows(Param p) const {
+    return std::any_of(ties.begin(), ties.end(),
+                       [&](auto t) { return t.first == p; });
   }
 
   bool varies(Param p) const {
@@ -301,11 +330,13 @@ public:
         [&](size_t level, size_t i) {
           kvBefore[level] = getParam(n, Param::KvHeads);
           setParam(n, vary[level], lists[level][i]);
+          follow(n, vary[level]);
           return admissible(vary[level], n);
         },
         [&](size_t level) {
           setParam(n, Param::KvHeads, kvBefore[level]);
           setParam(n, vary[level], getParam(original, vary[level]));
+          follow(n, vary[level]);
         },
         [&] {
           bool same = true;
@@ -359,6 +390,8 @@ private:
   const NeighbourhoodContext &ctx;
   std::vector<Param> vary;
   std::vector<std::vector<int64_t>> lists;
+  /// (follower, source) pairs: the follower takes the source's value.
+  std::vector<std::pair<Param, Param>> ties;
 };
 } // namespace
 
@@ -367,6 +400,17 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
                                                 std::string &error) {
   if (!validateSearchOptions(o, error))
     return std::nullopt;
+  // A size the model's config has no key of its own for cannot vary alone.
+  for (const std::string &name : o.vary)
+    if (std::optional<Param> p = model::parseParam(name))
+      if (std::optional<HFTie> t = hfTie(c.modelType, *p);
+          t && getParam(c, *p) > 0) {
+        error = name + " cannot vary on its own for model_type '" +
+                c.modelType + "': its config sizes it with '" + t->key +
+                "', as " + model::paramName(t->follows) + " (vary " +
+                model::paramName(t->follows) + "; " + name + " follows it)";
+        return std::nullopt;
+      }
   const int64_t eb = model::dtypeBytes(c.dtype);
   const int64_t align = std::max<int64_t>(1, target.bestAlignBytes / eb);
 
@@ -470,13 +514,15 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     std::vector<Param> out;
     for (Param p : model::allParams())
       if (model::paramInfo(p).searchable && getParam(c, p) != getParam(m, p) &&
-          !(p == Param::KvHeads && !odometer.varies(p)))
+          !(p == Param::KvHeads && !odometer.varies(p)) &&
+          !odometer.follows(p))
         out.push_back(p);
     return out;
   };
   // `from` with parameter p set as in `to` (the heads with their kv heads).
   auto withParam = [&](ModelConfig from, const ModelConfig &to, Param p) {
     setParam(from, p, getParam(to, p));
+    odometer.follow(from, p);
     if (p == Param::Heads)
       setParam(from, Param::KvHeads, getParam(to, Param::KvHeads));
     return from;

@@ -608,6 +608,19 @@ bool readWindows(const hf::WindowSpec &w, Reader &r, const json::Object &obj,
 }
 } // namespace
 
+std::optional<HFTie> tshape::hfTie(llvm::StringRef modelType, Param p) {
+  const TypeSpec *spec = findType(modelType);
+  if (!spec || p != Param::SharedFfn)
+    return std::nullopt;
+  // Llama 4: one key sizes the routed and the shared expert; DeepSeek:
+  // n_shared_experts of the routed experts' size.
+  if (spec->sharedIsMoeInner || !spec->sharedCount.empty())
+    return HFTie{Param::MoeFfn, spec->moeInner.empty()
+                                    ? std::string()
+                                    : std::string(spec->moeInner.front())};
+  return std::nullopt;
+}
+
 std::vector<std::string> tshape::supportedModelTypes() {
   std::vector<std::string> out;
   for (const TypeSpec &s : typeSpecs())
@@ -898,6 +911,19 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
   const json::Value *baseType = base ? base->get("model_type") : nullptr;
   const bool keepType = baseType && baseType->getAsString() &&
                         !findType(*baseType->getAsString());
+  // A size the format ties to another cannot be written apart from it.
+  if (getParam(c, Param::SharedExperts) > 0)
+    if (std::optional<HFTie> tie = hfTie(modelType, Param::SharedFfn);
+        tie && getParam(c, Param::SharedFfn) != getParam(c, tie->follows)) {
+      error = "model_type '" + modelType +
+              "' has no key for the shared experts' inner size: '" +
+              tie->key + "' sizes them and the routed experts alike, but "
+              "shared_ffn is " +
+              std::to_string(getParam(c, Param::SharedFfn)) +
+              " and moe_ffn " + std::to_string(getParam(c, tie->follows)) +
+              " (make them equal, e.g. optimize without varying shared_ffn)";
+      return std::nullopt;
+    }
   // The base's own sizes, read exactly as the importer reads them.
   std::optional<ModelConfig> was;
   if (base) {

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,18 @@ std::optional<model::ModelConfig> importHFConfig(llvm::StringRef text,
 /// Every (parameter, key) pair the per-model-type key tables read, for
 /// checking them against the vocabulary's HF keys (Params.h).
 std::vector<std::pair<model::Param, std::string>> hfKeysInUse();
+
+/// A size a model type's config has no key of its own for: it takes the
+/// value of `follows`, stated under `key`. Llama 4 sizes its shared expert
+/// with intermediate_size, DeepSeek-V2/V3 (and Kimi-K2) each shared expert
+/// with moe_intermediate_size: their shared_ffn is moe_ffn.
+struct HFTie {
+  model::Param follows;
+  std::string key;
+};
+/// The tie of `p` in `modelType`'s configs; nullopt when `p` is free there
+/// (or the type is unknown).
+std::optional<HFTie> hfTie(llvm::StringRef modelType, model::Param p);
 
 /// The Hugging Face config of `c` for `modelType`. With `base` (the original
 /// config.json), every key of the base is kept and only the keys of changed
