@@ -27,7 +27,7 @@ using namespace tshape::advise;
 const GemmEstimate &ShapeAnalysis::estimate(const GemmProblem &p) {
   auto key = std::make_tuple(p.batch, p.m, p.n, p.k, (int)p.dtype, p.transA,
                              p.transB, (int)p.quantize, p.quantizeTranspose,
-                             p.grouped);
+                             p.grouped, p.inputQuantized);
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;

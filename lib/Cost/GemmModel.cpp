@@ -186,7 +186,8 @@ tshape::cost::fp8LinearKernel(const GemmProblem &p,
 QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
                                                 const target::GpuTarget &t) {
   QuantizeEstimate q;
-  if (p.quantize == Quantize::None || p.dtype != model::DType::FP8)
+  if (p.quantize == Quantize::None || p.dtype != model::DType::FP8 ||
+      p.inputQuantized)
     return q;
   const double elems = double(p.batch) * double(p.m) * double(p.k);
   const bool block = p.quantize == Quantize::Block;

@@ -69,6 +69,11 @@ GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
     p.quantize = block ? Quantize::Block : Quantize::PerTensor;
   p.quantizeTranspose = p.quantize != Quantize::None && run->backward() &&
                         (block || (t && t->fp8TnOnly));
+  // A gated pair's up projection reads the x its gate's cast wrote: both
+  // frameworks run gate and up as one linear layer (Megatron-LM's
+  // linear_fc1, vLLM's gate_up_proj), one cast, whichever layout the list
+  // states. Its gradient's dY is its own.
+  p.inputQuantized = g.pass == model::GemmPass::Forward && g.inputShared;
   return p;
 }
 

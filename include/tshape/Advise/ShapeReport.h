@@ -140,7 +140,7 @@ private:
   const target::GpuTarget &target;
   double threshold;
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool, bool,
-                      int, bool, bool>,
+                      int, bool, bool, bool>,
            GemmEstimate>
       cache;
 };

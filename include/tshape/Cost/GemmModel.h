@@ -41,6 +41,11 @@ struct GemmProblem {
   /// take only the TN layout, so the weight-gradient GEMM needs x and dY
   /// transposed, and TE's cast-transpose writes both copies at once).
   bool quantizeTranspose = false;
+  /// A's FP8 copy was written by another layer's cast: the up projection of
+  /// a gated pair, which Megatron-LM (linear_fc1) and vLLM (gate_up_proj)
+  /// run as one linear layer of width 2f with one cast of x. No cast of its
+  /// own (estimateQuantize is empty).
+  bool inputQuantized = false;
   /// A grouped GEMM over experts (batch = the experts that get tokens):
   /// its kernel reaches grouped_gemm_efficiency of the library's rate.
   bool grouped = false;

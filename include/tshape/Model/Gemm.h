@@ -100,6 +100,10 @@ struct GemmSpec {
   Bindings env;
   /// A size overflowed int64 (its value is then 0).
   bool overflow = false;
+  /// Forward: A is the x of the GEMM before it, a gated pair's up
+  /// projection (the frameworks' fused gate/up layer casts x once for both:
+  /// cost::gemmProblem).
+  bool inputShared = false;
 
   std::string name() const { return gemmName(role, pass); }
   RoleGroup group() const { return roleInfo(role).group; }

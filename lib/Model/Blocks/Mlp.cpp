@@ -20,16 +20,18 @@ std::vector<Kernel> tshape::model::mlpKernels(const ModelConfig &c,
   const E tokens = run.tokens(), hidden = E::param(Param::Hidden);
   const E f = perRank(Param::Ffn);
   std::vector<Kernel> out;
-  auto up = [&](Role r, E width) {
-    out.push_back(
-        blockGemm(env, r, layer, E(), tokens, width, hidden, false, true));
+  auto up = [&](Role r, E width, bool shared = false) {
+    GemmSpec g =
+        blockGemm(env, r, layer, E(), tokens, width, hidden, false, true);
+    g.inputShared = shared; // the gate's x
+    out.push_back(std::move(g));
   };
   if (c.mlp.gated && c.mlp.fusedGateUp) {
     up(Role::MlpGateUp, E::constant(2) * f);
   } else {
     if (c.mlp.gated)
       up(Role::MlpGate, f);
-    up(Role::MlpUp, f);
+    up(Role::MlpUp, f, c.mlp.gated);
   }
   out.push_back(
       blockGemm(env, Role::MlpDown, layer, E(), tokens, hidden, f, false, true));

@@ -61,27 +61,32 @@ std::vector<Kernel> tshape::model::moeKernels(const ModelConfig &c,
     allToAll(Role::MoeDispatch);
   const E groups = perRank(Param::Experts), m = tokensPerExpert(c, run);
   const E f = perRank(Param::MoeFfn);
-  auto expert = [&](Role r, E n, E k) {
-    out.push_back(blockGemm(env, r, layer, groups, m, n, k, false, true));
+  // A gated pair's up projection reads its gate's x (inputShared).
+  auto expert = [&](Role r, E n, E k, bool shared = false) {
+    GemmSpec g = blockGemm(env, r, layer, groups, m, n, k, false, true);
+    g.inputShared = shared;
+    out.push_back(std::move(g));
   };
   if (c.moe.gated && c.mlp.fusedGateUp) {
     expert(Role::MoeExpertGateUp, E::constant(2) * f, hidden);
   } else {
     if (c.moe.gated)
       expert(Role::MoeExpertGate, f, hidden);
-    expert(Role::MoeExpertUp, f, hidden);
+    expert(Role::MoeExpertUp, f, hidden, c.moe.gated);
   }
   expert(Role::MoeExpertDown, hidden, f);
   if (ep > 1)
     allToAll(Role::MoeCombine);
   if (c.moe.sharedExperts > 0 && c.moe.sharedInner > 0) {
     const E fs = E::param(Param::SharedExperts) * perRank(Param::SharedFfn);
-    auto shared = [&](Role r, E n, E k) {
-      out.push_back(blockGemm(env, r, layer, E(), tokens, n, k, false, true));
+    auto shared = [&](Role r, E n, E k, bool input = false) {
+      GemmSpec g = blockGemm(env, r, layer, E(), tokens, n, k, false, true);
+      g.inputShared = input;
+      out.push_back(std::move(g));
     };
     if (c.moe.gated)
       shared(Role::MoeSharedGate, fs, hidden);
-    shared(Role::MoeSharedUp, fs, hidden);
+    shared(Role::MoeSharedUp, fs, hidden, c.moe.gated);
     shared(Role::MoeSharedDown, hidden, fs);
   }
   return out;

@@ -210,6 +210,8 @@ void tshape::setGemmProvenance(Operation *op, const model::GemmSpec &spec) {
   Builder b(op->getContext());
   op->setAttr(TShapeDialect::kRoleAttrName, b.getStringAttr(spec.name()));
   op->setAttr(TShapeDialect::kLayerAttrName, b.getI64IntegerAttr(spec.layer));
+  if (spec.inputShared)
+    op->setAttr(TShapeDialect::kInputSharedAttrName, b.getUnitAttr());
   SmallVector<NamedAttribute> entries;
   for (auto [key, dim] : model::Kernel(spec).dims())
     if (!(key == StringRef("batch") && dim.expr.isConstant(1)))
@@ -241,6 +243,7 @@ tshape::getGemmProvenance(Operation *op, int64_t batch, int64_t m, int64_t n,
   g.pass = name->second;
   if (auto l = op->getAttrOfType<IntegerAttr>(TShapeDialect::kLayerAttrName))
     g.layer = l.getInt();
+  g.inputShared = op->hasAttr(TShapeDialect::kInputSharedAttrName);
   g.env = parsed->env;
   for (auto [dim, key, value] :
        {std::tuple<model::Dim *, const char *, int64_t>{&g.batch, "batch",
@@ -329,6 +332,8 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
       {kModelTypeAttrName, [](Attribute a) { return isa<StringAttr>(a); },
        "a string"},
       {kTf32AttrName, [](Attribute a) { return isa<UnitAttr>(a); },
+       "a unit attribute"},
+      {kInputSharedAttrName, [](Attribute a) { return isa<UnitAttr>(a); },
        "a unit attribute"},
       {kLayerAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},

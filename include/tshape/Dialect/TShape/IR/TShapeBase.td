@@ -44,6 +44,8 @@ def TShape_Dialect : Dialect {
     /// Discardable attributes put on lowered GEMMs.
     static constexpr ::llvm::StringLiteral kRoleAttrName = "tshape.role";
     static constexpr ::llvm::StringLiteral kLayerAttrName = "tshape.layer";
+    /// A gated pair's up projection: its A is its gate's (one FP8 cast).
+    static constexpr ::llvm::StringLiteral kInputSharedAttrName = "tshape.input_shared";
     /// The size expressions and parameter values of a lowered GEMM.
     static constexpr ::llvm::StringLiteral kSizesAttrName = "tshape.sizes";
     /// On both GEMMs of a fused attention: the layer, which groups them.
