@@ -80,8 +80,35 @@ std::vector<Rule> rulesFor(const model::Bindings &env, bool gated) {
                        "vocab", Param::Vocab, get(Param::Vocab),
                        multipleOf(Param::Vocab, 64 * t), {}});
   }
-  if (env.has(Param::HeadDim) || both(env, Param::Hidden, Param::Heads,
-                                      [](int64_t, int64_t) { return 0; })) {
+  const bool mla = env.get(Param::KvLoraRank).value_or(0) > 0;
+  if (mla) {
+    // Multi-head latent attention: its query/key heads are d_n + d_r wide
+    // (192 for DeepSeek-V3) and its value heads d_v; hidden/heads sizes
+    // nothing. d_n moves the first (d_r is the rotary part).
+    auto sixtyFour = [](Param p, std::optional<Param> plus, const char *text,
+                        const char *quantity) {
+      auto value = [p, plus](const Bindings &e) -> std::optional<int64_t> {
+        if (!e.get(p) || (plus && !e.get(*plus)))
+          return std::nullopt;
+        return *e.get(p) + (plus ? *e.get(*plus) : 0);
+      };
+      return Rule{text, quantity, p, value,
+                  [value](const Bindings &e) {
+                    std::optional<int64_t> d = value(e);
+                    return d && *d > 0 && *d % 64 == 0;
+                  },
+                  {}};
+    };
+    rules.push_back(sixtyFour(Param::QkNopeDim, Param::QkRopeDim,
+                              "MLA query/key head dim (d_n + d_r) a multiple "
+                              "of 64",
+                              "qk_nope_head_dim+qk_rope_head_dim"));
+    rules.push_back(sixtyFour(Param::VHeadDim, std::nullopt,
+                              "MLA value head dim a multiple of 64",
+                              "v_head_dim"));
+  } else if (env.has(Param::HeadDim) ||
+             both(env, Param::Hidden, Param::Heads,
+                  [](int64_t, int64_t) { return 0; })) {
     // An explicit head_dim is its own parameter; an implicit one follows
     // heads at a fixed hidden size (the change the search makes).
     Param moves = env.has(Param::HeadDim) ? Param::HeadDim : Param::Heads;

@@ -584,6 +584,7 @@ std::optional<SearchResult> ShapeSearch::search(const ModelConfig &c,
     best = withParam(best, c, cheapest->second);
     bestRate = cheapest->first;
   }
+  res.prunedGain = rateBefore > 0 ? bestRate / rateBefore - 1 : 0;
   // Keep the model unless the gain is worth it (a feasible original).
   if (originalViolation.empty() && bestRate < rateBefore * (1 + o.minGain)) {
     best = c;

@@ -585,9 +585,18 @@ bool readWindows(const hf::WindowSpec &w, Reader &r, const json::Object &obj,
                       false);
       for (int64_t i = 0; i < n; ++i) {
         const json::Value &e = (*a)[i];
-        if (auto s = e.getAsString())
+        if (auto s = e.getAsString()) {
+          if (*s != "full_attention" && *s != "sliding_attention" &&
+              *s != "chunked_attention")
+            return r.fail(key,
+                          std::string("key '") + key + "': entry " +
+                              std::to_string(i) + " is '" + s->str() +
+                              "', expected \"full_attention\", "
+                              "\"sliding_attention\" or "
+                              "\"chunked_attention\"",
+                          false);
           windowed[i] = *s != "full_attention";
-        else if (auto b = e.getAsInteger())
+        } else if (auto b = e.getAsInteger())
           windowed[i] = *b != 0;
         else
           return r.fail(key,
@@ -682,6 +691,14 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
                                 "try --as-model-type=<type>");
     return std::nullopt;
   }
+  // A nested sub-object (Llama 4's text_config, DBRX's ffn_config) must be
+  // one: a string or a list there is an error at its key.
+  for (const char *n : spec->nested)
+    if (const json::Value *v = obj->get(n); v && !v->getAsObject()) {
+      root.fail(n, std::string("key '") + n + "': expected an object (the "
+                   "nested config), got " + Reader::kindName(*v));
+      return std::nullopt;
+    }
   // The type's keys, nested sub-objects included.
   std::map<std::string, std::string> origin;
   const json::Object merged = mergedObject(*obj, *spec, origin);

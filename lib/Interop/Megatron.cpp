@@ -19,22 +19,75 @@ struct ArgLine {
 
 const char *flagOf(Param p) { return model::paramInfo(p).megatronFlag; }
 
-/// --moe-layer-freq: which layers are MoE (1) or dense (0), as the Python
-/// list expression Megatron-LM evaluates, e.g. "([0]*3+[1]*58)".
-std::string moeLayerFreq(const ModelConfig &c) {
+/// Which layers of the stack have a property (1) or not (0), as the Python
+/// list expression Megatron-LM evaluates (--moe-layer-freq,
+/// --window-attn-skip-freq), e.g. "([0]*3+[1]*58)".
+template <typename Has>
+std::string layerPattern(const ModelConfig &c, Has has) {
   std::string s;
   for (const StackSegment &seg : c.stack) {
     std::string pattern;
     for (const LayerKind &k : seg.pattern)
-      pattern += std::string(pattern.empty() ? "" : ",") +
-                 (std::count(k.blocks.begin(), k.blocks.end(),
-                             BlockKind::Moe)
-                      ? "1"
-                      : "0");
+      pattern += std::string(pattern.empty() ? "" : ",") + (has(k) ? "1" : "0");
     s += (s.empty() ? "" : "+") + ("[" + pattern + "]*" +
                                     std::to_string(seg.repeats));
   }
   return "\"(" + s + ")\"";
+}
+
+/// --moe-layer-freq: which layers are MoE (1) or dense (0).
+std::string moeLayerFreq(const ModelConfig &c) {
+  return layerPattern(c, [](const LayerKind &k) {
+    return std::count(k.blocks.begin(), k.blocks.end(), BlockKind::Moe) > 0;
+  });
+}
+
+/// Sliding-window attention (megatron/training/arguments.py:
+/// --window-size LEFT,RIGHT and --window-attn-skip-freq, whose integer N
+/// makes every N-th layer, counting from 1, full attention and the others
+/// windowed, and whose list marks the windowed layers 1). Chunked
+/// attention has no argument: a note.
+void windowArguments(const ModelConfig &c, ArgLine &line,
+                     std::vector<std::string> &notes) {
+  const int64_t w = c.attention.window;
+  if (w <= 0)
+    return;
+  if (c.attention.chunked) {
+    notes.push_back("chunked attention (each query over its own aligned "
+                    "chunk of " + std::to_string(w) +
+                    " keys, Llama 4's attention_chunk_size) has no "
+                    "Megatron-LM argument: those layers run full attention");
+    return;
+  }
+  line.flag("--window-size " + std::to_string(w) + ",0");
+  if (c.stack.empty())
+    return; // every layer windowed
+  // The integer form N when layer l (from 0) is full attention exactly
+  // when (l + 1) % N == 0 (gpt-oss: 2, Gemma 3: 6, whatever the tail);
+  // N is the first full layer's number. Else the list. The layers are
+  // walked only up to a bound (the list form needs none).
+  constexpr int64_t kMaxWalk = int64_t(1) << 20;
+  std::vector<bool> windowed;
+  for (const StackSegment &seg : c.stack)
+    for (int64_t r = 0; r < seg.repeats && int64_t(windowed.size()) <= kMaxWalk;
+         ++r)
+      for (const LayerKind &k : seg.pattern)
+        windowed.push_back(!k.fullAttention);
+  if (int64_t(windowed.size()) <= kMaxWalk) {
+    const auto full = std::find(windowed.begin(), windowed.end(), false);
+    if (full == windowed.end())
+      return; // every layer windowed
+    const int64_t every = int64_t(full - windowed.begin()) + 1;
+    bool fits = every >= 2;
+    for (size_t l = 0; l < windowed.size() && fits; ++l)
+      fits = windowed[l] == ((int64_t(l) + 1) % every != 0);
+    if (fits) {
+      line.arg("--window-attn-skip-freq", every);
+      return;
+    }
+  }
+  line.flag("--window-attn-skip-freq " +
+            layerPattern(c, [](const LayerKind &k) { return !k.fullAttention; }));
 }
 
 /// The mixture-of-experts flags (megatron/training/arguments.py,
@@ -148,6 +201,7 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
     moeArguments(c, line, notes);
   if (hasBlock(c, BlockKind::Mla))
     mlaArguments(c, line, notes);
+  windowArguments(c, line, notes);
   if ((c.mlp.gated || value(Param::Experts)) &&
       (value(Param::Ffn) == 0 || c.mlp.activation == Activation::SiLU))
     line.flag("--swiglu");

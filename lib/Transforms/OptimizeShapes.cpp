@@ -142,8 +142,12 @@ struct TShapeOptimizeShapesPass
          << " feasible; ";
       if (res->changes.empty()) {
         ss << "kept: the best feasible shape gains "
-           << llvm::format("%.1f%%", 100 * std::max(0.0, res->bestGain))
-           << ", below min-gain "
+           << llvm::format("%.1f%%", 100 * std::max(0.0, res->bestGain));
+        // Its changes that each earn their place may gain less than it.
+        if (res->bestGain >= minGain.getValue())
+          ss << ", but its changes that each add min-gain gain "
+             << llvm::format("%.1f%%", 100 * std::max(0.0, res->prunedGain));
+        ss << ", below min-gain "
            << llvm::format("%.1f%%", 100 * minGain.getValue());
         fn.emitRemark(ss.str());
       } else {

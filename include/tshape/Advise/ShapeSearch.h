@@ -98,6 +98,9 @@ struct SearchResult {
   std::vector<std::string> bounded;
   int64_t feasible = 0;        ///< of which met every constraint
   double bestGain = 0;         ///< the best candidate's throughput gain
+  /// The gain of its changes that each earned min-gain (the pruning of
+  /// "each change earns its place"); below bestGain when one was undone.
+  double prunedGain = 0;
   /// A parameter budget's effect: the candidates it alone rejected, and
   /// the best gain among them over the original (0 when none was faster).
   struct Budget {
