@@ -18,8 +18,9 @@
 // d_r]) through the same kv_up weight (mla_context_up), the chunk's
 // queries over them (not causal), and the outputs merged one by one:
 // a linalg.add stands for merge_attn_states, whose LSE rescaling is
-// elementwise and left out as the softmax's exponentials are (the cost
-// model prices the merge, an elementwise kernel, from the block's list).
+// elementwise and left out as the softmax's exponentials are; the last add
+// carries the block's merge kernel (tshape.elementwise), which the
+// analysis prices as the inference report does.
 // The score GEMM carries the attention kernel (setAttentionProvenance) as
 // for tshape.attention. The backward of a training step follows the
 // attention lowering's (the softmax and rotary derivatives are
@@ -192,6 +193,13 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
       markFused(l, sC, oC, ctxAttn, layer);
     ctx = l.add(ctx, oC);
   }
+  // The merges, one kernel of `pieces` launches in the block's list, ride
+  // on the last add, so the analysis of this IR prices them as the
+  // inference report does (predictKernel on the block's kernel).
+  for (const model::Kernel &k : ks)
+    if (const model::ElementwiseSpec *m = k.elementwise();
+        m && m->role == Role::MlaMerge && pieces > 0)
+      setElementwiseProvenance(ctx.getDefiningOp(), *m);
   Value y = l.linear(*out, l.fromHeads(ctx, aR, dv), &outStep);
 
   const bool hasQLatent = qDown != nullptr;

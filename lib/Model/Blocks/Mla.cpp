@@ -123,19 +123,26 @@ tshape::model::checkMlaContext(const ModelConfig &c, const RunShape &run) {
   const int64_t pieces = mlaContextPieces(c, run);
   if (pieces <= kMlaMaxContextPieces)
     return std::nullopt;
-  const int64_t share = mlaContextShare(c);
+  const int64_t share = mlaContextShare(c), context = mlaContextTokens(c, run);
+  // The batch whose share runs this context in kMlaMaxContextPieces pieces:
+  // a share of ceil(C / max) tokens, floor(workspace / share) sequences.
+  const int64_t need =
+      (context + kMlaMaxContextPieces - 1) / kMlaMaxContextPieces;
+  const int64_t batch = kMlaContextWorkspace / need;
+  std::string fix = "lower the context to at most " +
+                    std::to_string(kMlaMaxContextPieces * share) +
+                    " cached tokens per sequence";
+  if (batch >= 1)
+    fix += " or the batch to at most " + std::to_string(batch);
   return RuleViolation{
       "LA3",
       "an MLA prefill chunk of " + std::to_string(c.microbatch) +
-          " sequences over " + std::to_string(mlaContextTokens(c, run)) +
+          " sequences over " + std::to_string(context) +
           " cached tokens each runs its context in " + std::to_string(pieces) +
           " pieces of vLLM's " + std::to_string(kMlaContextWorkspace) +
           "-token workspace (" + std::to_string(share) +
           " tokens per sequence each); at most " +
-          std::to_string(kMlaMaxContextPieces) +
-          " are modelled: lower the batch or the context to at most " +
-          std::to_string(kMlaMaxContextPieces * share) +
-          " cached tokens per sequence"};
+          std::to_string(kMlaMaxContextPieces) + " are modelled: " + fix};
 }
 
 std::optional<int64_t>
