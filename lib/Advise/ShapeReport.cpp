@@ -66,9 +66,10 @@ void ShapeAnalysis::predict(GemmRecord &r) {
     r.predictedUs = k.predictedUs;
     r.lossFraction = 0;
     r.flagged = false;
-    r.causes = {fmt("memory-bound elementwise: %.0f bytes", k.elementwiseBytes) +
-                " in " + std::to_string(w.count) + " launch" +
-                (w.count == 1 ? "" : "es")};
+    r.causes = {
+        fmt("memory-bound elementwise: %.0f bytes", k.elementwiseBytes) +
+        " in " + std::to_string(w.count) + " launch" +
+        (w.count == 1 ? "" : "es")};
     return;
   }
   r.causes.clear();

@@ -194,9 +194,10 @@ MlaWorkspace mlaWorkspace(const model::ModelConfig &c) {
       continue;
     // determine_chunked_prefill_workspace_size's buffer: [workspace,
     // r_kv + d_r] in the model's dtype (the cache dequantized into it);
-    // one for every MLA layer, which run one after another.
-    w.gather = std::max(w.gather, double(model::kMlaContextWorkspace) *
-                                      double(model::mlaCacheElements(lc).value_or(0)) * eb);
+    // one buffer that every MLA layer reuses (they run one after another).
+    w.gather = std::max(
+        w.gather, double(model::kMlaContextWorkspace) *
+                      double(model::mlaCacheElements(lc).value_or(0)) * eb);
     w.perToken = std::max(
         w.perToken, double(model::mlaContextUpElements(lc).value_or(0)) * eb);
   }

@@ -222,10 +222,11 @@ std::vector<Kernel> tshape::model::mlaKernels(const ModelConfig &c,
       // (checkMlaContext) first, so the bound only keeps the list finite.
       const int64_t stated = std::min(pieces, kMlaMaxContextPieces);
       for (int64_t i = 0; i < stated; ++i) {
-        out.push_back(blockGemm(
-            env, Role::MlaContextUp, layer, E(),
-            P(Param::Microbatch) * E::constant(mlaContextPieceLength(c, run, i)),
-            heads * (nope + v), kvRank, false, true));
+        out.push_back(
+            blockGemm(env, Role::MlaContextUp, layer, E(),
+                      P(Param::Microbatch) *
+                          E::constant(mlaContextPieceLength(c, run, i)),
+                      heads * (nope + v), kvRank, false, true));
         attend(mlaContextAttentionKernel(c, run, layer, i));
       }
       ElementwiseSpec merge;

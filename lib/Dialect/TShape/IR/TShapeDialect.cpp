@@ -336,12 +336,13 @@ std::optional<model::ElementwiseSpec> parseElementwise(DictionaryAttr d,
   }
   if (!parseParams(params, e.env, error))
     return std::nullopt;
-  for (auto [key, dim] : {std::pair<const char *, model::Dim *>{"rows", &e.rows},
-                          {"width", &e.width}}) {
+  for (auto [key, dim] :
+       {std::pair<const char *, model::Dim *>{"rows", &e.rows},
+        {"width", &e.width}}) {
     auto str = d.getAs<StringAttr>(key);
     std::string why;
-    auto expr = str ? model::DimExpr::parse(str.getValue().str(), why)
-                    : std::nullopt;
+    auto expr =
+        str ? model::DimExpr::parse(str.getValue().str(), why) : std::nullopt;
     std::optional<int64_t> v = expr ? expr->eval(e.env) : std::nullopt;
     if (!v) {
       error = std::string("entry '") + key +
@@ -388,10 +389,11 @@ void tshape::setElementwiseProvenance(Operation *op,
 
 std::optional<model::ElementwiseSpec>
 tshape::getElementwiseProvenance(Operation *op) {
-  auto dict =
-      op->getAttrOfType<DictionaryAttr>(TShapeDialect::kElementwiseAttrName);
   std::string error;
-  return dict ? parseElementwise(dict, error) : std::nullopt;
+  if (auto d = op->getAttrOfType<DictionaryAttr>(
+          TShapeDialect::kElementwiseAttrName))
+    return parseElementwise(d, error);
+  return std::nullopt;
 }
 
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
