@@ -48,7 +48,7 @@
 // bytes of LSEs) = 203,423,744 bytes at 2847.5 GB/s = 71.44 us, + 2 us.
 // PRICE: remark: mla_merge kernel of layer 0 (1 x 262144x128x0, bf16) on h100-sxm: predicted 73.4 us, 0% lost; memory-bound elementwise: 203423744 bytes in 1 launch
 
-// MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model
+// MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model; 1 elementwise kernel carried as it states
 
 // Unfused (no `fused`), each attention is its score and value GEMMs: 13
 // kernels, 13 contractions.

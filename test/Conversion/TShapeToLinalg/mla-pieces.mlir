@@ -27,9 +27,10 @@
 // 8 + 4 x 2/3 = 10.667 bytes per row on average.
 // Kernels with a contraction: q_down, q_up, kv_down, kv_up, attention,
 // 3 x (context_up, context attention), attn_out = 12, + 3 MLP = 15 (the
-// merge has none); contractions: 8 GEMMs + 4 attentions x 2 + 3 MLP = 19.
+// merge has none); contractions: 8 GEMMs + 4 attentions x 2 + 3 MLP = 19;
+// and the merge kernel on the last add is the block's, entry for entry.
 
-// MODEL: remark: tshape-test-gemm-consistency: 15 kernels, 19 contractions match the model
+// MODEL: remark: tshape-test-gemm-consistency: 15 kernels, 19 contractions match the model; 1 elementwise kernel carried as it states
 
 // CHECK-LABEL: func.func @dsv3_pieces
 // CHECK: linalg.matmul {{.*}}tshape.role = "mla_kv_up"{{.*}}outs({{.*}} : tensor<1024x32768xbf16>)
