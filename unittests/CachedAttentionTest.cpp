@@ -375,7 +375,18 @@ TEST(CachedAttention, MlaChunkOverContext) {
   const model::RunShape longRun = model::RunShape::prefill(1024 + 40960);
   EXPECT_EQ(model::mlaContextPieces(c, longRun), 3);
   ks = model::mlaKernels(c, longRun, 0);
-  const model::ElementwiseSpec *merges = ks[7].elementwise();
+  // Each piece is its own up-projection and attention (as vLLM launches
+  // them): pieces of 16,384, 16,384 and 40,960 - 32,768 = 8192 tokens per
+  // sequence, M = 4 x those; the merge kernel follows the last piece.
+  std::vector<int64_t> upRows;
+  for (size_t i = 5; i < 11; i += 2) {
+    ASSERT_TRUE(ks[i].gemm());
+    upRows.push_back(ks[i].gemm()->m.value);
+    ASSERT_TRUE(ks[i + 1].attention());
+    EXPECT_EQ(ks[i + 1].attention()->kvLen.value, upRows.back() / 4);
+  }
+  EXPECT_EQ(upRows, (std::vector<int64_t>{65536, 65536, 32768}));
+  const model::ElementwiseSpec *merges = ks[11].elementwise();
   ASSERT_TRUE(merges);
   EXPECT_EQ(merges->count, 3);
   // 3 x 65,536 rows x 776 + 2 x 65,536 x 4 = 153,092,096 bytes.

@@ -10,7 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Advise/ShapeReport.h"
+#include "tshape/Advise/ShapeSearch.h"
 #include "tshape/Cost/Inference.h"
+#include "tshape/Cost/PredictKernel.h"
+#include "tshape/Target/GpuTarget.h"
 #include "tshape/Interop/HFConfig.h"
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
@@ -239,4 +243,168 @@ TEST(Mla, RuleLA1) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->rule, "LA1");
   EXPECT_NE(v->message.find("qk_rope_head_dim is 0"), std::string::npos);
+}
+
+namespace {
+/// DeepSeek-V3 at tp 8 (and ep 32, so that its weights fit 80 GiB), its
+/// attention fused: a prefill chunk of `q` tokens of `b` sequences after `context` cached.
+std::pair<ModelConfig, RunShape> chunk(int64_t b, int64_t q,
+                                       int64_t context) {
+  ModelConfig c = v3(8);
+  c.parallel.ep = 32;
+  c.attention.fused = true; // as a prefill import states it
+  c.microbatch = b;
+  c.seq = q;
+  RunShape run;
+  run.phase = Phase::Prefill;
+  run.kvLength = q + context;
+  return {c, run};
+}
+} // namespace
+
+TEST(Mla, ContextPiecesOfTheWorkspace) {
+  // b = 4 sequences share vLLM's 65,536-token workspace: 16,384 tokens
+  // each (max_context_chunk); C = 40,000 runs in ceil(40,000 / 16,384) = 3
+  // pieces of 16,384, 16,384 and 40,000 - 32,768 = 7,232.
+  auto [c, run] = chunk(4, 256, 40000);
+  EXPECT_EQ(mlaContextTokens(c, run), 40000);
+  EXPECT_EQ(mlaContextShare(c), 16384);
+  EXPECT_EQ(mlaContextPieces(c, run), 3);
+  EXPECT_EQ(mlaContextPieceLength(c, run, 0), 16384);
+  EXPECT_EQ(mlaContextPieceLength(c, run, 1), 16384);
+  EXPECT_EQ(mlaContextPieceLength(c, run, 2), 7232);
+  EXPECT_EQ(mlaContextPieceLength(c, run, 3), 0);
+  EXPECT_EQ(mlaContextPieceLength(c, run, -1), 0);
+  // One sequence of 65,536 cached tokens: one piece, the whole context.
+  auto [one, oneRun] = chunk(1, 1024, 65536);
+  EXPECT_EQ(mlaContextPieces(one, oneRun), 1);
+  EXPECT_EQ(mlaContextPieceLength(one, oneRun, 0), 65536);
+  // No context (a prefill of the whole prompt): no piece.
+  auto [none, noneRun] = chunk(4, 256, 0);
+  EXPECT_EQ(mlaContextPieces(none, noneRun), 0);
+
+  // The block's kernels: per piece a kv_up GEMM of M = b x the piece,
+  // N = 16 heads x (128 + 128) = 4096, K = 512, then the chunk's 256
+  // queries over the piece (not causal); one merge kernel of 3 launches.
+  std::vector<int64_t> ms, kvs;
+  const ElementwiseSpec *merge = nullptr;
+  std::vector<Kernel> ks = mlaKernels(c, run, 0);
+  for (const Kernel &k : ks) {
+    if (const GemmSpec *g = k.gemm(); g && g->role == Role::MlaContextUp) {
+      ms.push_back(g->m.value);
+      EXPECT_EQ(g->n.value, 4096);
+      EXPECT_EQ(g->k.value, 512);
+    }
+    if (const AttentionSpec *a = k.attention();
+        a && a->role == Role::MlaContextAttention) {
+      kvs.push_back(a->kvLen.value);
+      EXPECT_EQ(a->queryLen.value, 256);
+      EXPECT_FALSE(a->causal);
+      EXPECT_TRUE(a->cross);
+    }
+    if (k.elementwise())
+      merge = k.elementwise();
+  }
+  EXPECT_EQ(ms, (std::vector<int64_t>{65536, 65536, 28928}));
+  EXPECT_EQ(kvs, (std::vector<int64_t>{16384, 16384, 7232}));
+  ASSERT_TRUE(merge);
+  EXPECT_EQ(merge->count, 3);
+  // b q a' = 4 x 256 x 16 rows of d_v = 128.
+  EXPECT_EQ(merge->rows.value, 16384);
+  EXPECT_EQ(merge->width.value, 128);
+}
+
+TEST(Mla, RuleLA3BoundsThePieces) {
+  // b = 128: 512 tokens per sequence a piece; 1024 pieces hold 524,288.
+  auto [c, run] = chunk(128, 16, 524288);
+  EXPECT_EQ(mlaContextPieces(c, run), kMlaMaxContextPieces);
+  EXPECT_FALSE(checkMlaContext(c, run));
+  auto [over, overRun] = chunk(128, 16, 524300);
+  EXPECT_EQ(mlaContextPieces(over, overRun), 1025);
+  std::optional<RuleViolation> v = checkMlaContext(over, overRun);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, "LA3");
+  // The fix: 524,288 cached tokens, or a share of ceil(524,300 / 1024) =
+  // 513 tokens: floor(65,536 / 513) = 127 sequences.
+  EXPECT_NE(v->message.find("1025 pieces"), std::string::npos) << v->message;
+  EXPECT_NE(v->message.find("at most 524288 cached tokens"), std::string::npos);
+  EXPECT_NE(v->message.find("the batch to at most 127"), std::string::npos);
+  // The kernel list stays finite past the bound: 1024 pieces stated.
+  int64_t ups = 0;
+  for (const Kernel &k : mlaKernels(over, overRun, 0))
+    if (const GemmSpec *g = k.gemm(); g && g->role == Role::MlaContextUp)
+      ++ups;
+  EXPECT_EQ(ups, kMlaMaxContextPieces);
+  // estimateInference refuses it with the rule.
+  std::string err;
+  EXPECT_FALSE(tshape::cost::estimateInference(
+      over, overRun, *tshape::target::findBuiltinTarget("h100-sxm"), {}, err));
+  EXPECT_EQ(err.rfind("rule LA3: ", 0), 0u) << err;
+}
+
+TEST(Mla, ContextWorkspaceMemory) {
+  // Per token of a piece, a' = 16 heads: kv_b_proj's output 16 x (128 +
+  // 128) and the key 16 x (128 + 64): 7168 elements, 14,336 bytes.
+  auto [c, run] = chunk(2, 1024, 8192);
+  EXPECT_EQ(mlaContextUpElements(c), 7168);
+  std::string err;
+  const auto &h100 = *tshape::target::findBuiltinTarget("h100-sxm");
+  auto e = tshape::cost::estimateInference(c, run, h100, {}, err);
+  ASSERT_TRUE(e) << err;
+  const tshape::cost::InferenceMemory &m = e->memory;
+  // The gathered latents: 65,536 x 576 x 2 = 75,497,472 bytes; the piece:
+  // 2 x min(8192, 32,768) = 16,384 tokens x 14,336 = 234,881,024.
+  EXPECT_DOUBLE_EQ(m.workspacePerToken, 14336.0);
+  EXPECT_EQ(m.workspacePieceTokens, 16384);
+  EXPECT_DOUBLE_EQ(m.workspacePiece, 234881024.0);
+  EXPECT_DOUBLE_EQ(m.workspace, 75497472.0 + 234881024.0);
+  EXPECT_DOUBLE_EQ(m.total(),
+                   m.weights + m.kvCache + m.activations + m.workspace);
+  // The largest batch B: past floor(65,536 / 8192) = 8 sequences the
+  // piece fills the workspace (65,536 tokens), so B is the largest with
+  // weights + latents + 65,536 x 14,336 + B x (cache + activations per
+  // sequence) <= 80 GiB: 101 (test/Inference/mla-workspace.test derives
+  // it); B + 1 does not fit.
+  const double perSeq = (m.kvCache + m.activations) / 2;
+  const double fixed = m.weights + 75497472.0 + 65536.0 * 14336.0;
+  EXPECT_EQ(m.maxBatch, 101);
+  EXPECT_LE(fixed + 101 * perSeq, m.capacity);
+  EXPECT_GT(fixed + 102 * perSeq, m.capacity);
+  // A decode step holds the latents' buffer alone.
+  RunShape decode = RunShape::decode(9217);
+  ModelConfig d = c;
+  d.seq = 1;
+  auto de = tshape::cost::estimateInference(d, decode, h100, {}, err);
+  ASSERT_TRUE(de) << err;
+  EXPECT_DOUBLE_EQ(de->memory.workspace, 75497472.0);
+  EXPECT_EQ(de->memory.workspacePieceTokens, 0);
+}
+
+TEST(Mla, AnalysisPricesTheMergeAsTheReport) {
+  // The tshape-IR analysis' records hold the block's merge kernel and
+  // price it with predictKernel, as estimateInference does.
+  auto [c, run] = chunk(2, 1024, 65536);
+  const auto &h100 = *tshape::target::findBuiltinTarget("h100-sxm");
+  std::vector<tshape::advise::GemmRecord> records =
+      tshape::advise::recordsFor(c, run);
+  tshape::advise::ShapeAnalysis analysis(h100, 0.1);
+  analysis.analyze(records);
+  const tshape::advise::GemmRecord *merge = nullptr;
+  for (const auto &r : records)
+    if (r.elementwise && !merge)
+      merge = &r;
+  ASSERT_TRUE(merge);
+  EXPECT_EQ(merge->name, "mla_merge");
+  // 2 pieces (32,768 tokens each), 2 launches of 2 x 1024 x 16 rows.
+  EXPECT_EQ(merge->problem.batch, 2);
+  EXPECT_EQ(merge->problem.m, 32768);
+  EXPECT_EQ(merge->problem.n, 128);
+  const tshape::cost::KernelEstimate k =
+      tshape::cost::predictKernel(Kernel(*merge->elementwise), c.dtype, h100);
+  EXPECT_GT(k.predictedUs, 0);
+  EXPECT_DOUBLE_EQ(merge->predictedUs, k.predictedUs);
+  EXPECT_FALSE(merge->flagged);
+  // It counts in the step, under attention.
+  const tshape::advise::Totals t = analysis.totals(records);
+  EXPECT_GT(t.attentionShare * t.stepUs, merge->predictedUs);
 }

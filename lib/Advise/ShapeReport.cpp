@@ -53,6 +53,25 @@ std::string dimLabel(const char *dim, int64_t value,
 } // namespace
 
 void ShapeAnalysis::predict(GemmRecord &r) {
+  if (r.elementwise) {
+    const model::ElementwiseSpec &w = *r.elementwise;
+    r.problem.batch = w.count;
+    r.problem.m = w.rows.value;
+    r.problem.n = w.width.value;
+    r.problem.k = 0;
+    const cost::KernelEstimate k =
+        predictKernel(model::Kernel(w), r.problem.dtype, target);
+    r.estimate = GemmEstimate{};
+    r.estimate.memoryBound = true;
+    r.predictedUs = k.predictedUs;
+    r.lossFraction = 0;
+    r.flagged = false;
+    r.causes = {
+        fmt("memory-bound elementwise: %.0f bytes", k.elementwiseBytes) +
+        " in " + std::to_string(w.count) + " launch" +
+        (w.count == 1 ? "" : "es")};
+    return;
+  }
   r.causes.clear();
   r.faultBatch = r.faultM = r.faultN = r.faultK = false;
   // Posed as predictKernel poses it (gemmProblem): the tshape IR's records
@@ -238,10 +257,11 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
       layers.insert(r.layer);
       inLayers += r.predictedUs;
     }
-    if (!r.spec)
+    if (!r.spec && !r.elementwise)
       t.otherShare += r.predictedUs;
     else
-      switch (r.spec->group()) {
+      switch (r.spec ? r.spec->group()
+                     : model::roleInfo(r.elementwise->role).group) {
       case model::RoleGroup::Attention:
         t.attentionShare += r.predictedUs;
         break;

@@ -54,6 +54,15 @@ tshape::advise::recordsOf(const ModelConfig &c,
           r.attention = *a;
         primary = false;
       }
+    } else if (const model::ElementwiseSpec *w = k.elementwise()) {
+      GemmRecord &r = records.emplace_back();
+      r.name = model::roleInfo(w->role).name;
+      r.layer = w->layer;
+      r.location = c.name;
+      r.problem.dtype = c.dtype;
+      r.elementwise = *w;
+      if (run)
+        r.run = *run;
     }
   }
   return records;

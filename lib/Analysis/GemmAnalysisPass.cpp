@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 
@@ -142,6 +143,27 @@ struct TShapeGemmAnalysisPass
       collected.push_back(std::move(r));
       ops.push_back(op);
     }
+    // The elementwise kernels the lowering carried from the block's list
+    // (MLA's merge on its last linalg.add), priced as predictKernel prices
+    // them, so this analysis and the inference report agree.
+    module.walk([&](Operation *op) {
+      std::optional<model::ElementwiseSpec> w = getElementwiseProvenance(op);
+      std::optional<model::DType> dtype =
+          w && op->getNumResults() == 1
+              ? gemmDType(op, getElementTypeOrSelf(op->getResult(0)))
+              : std::nullopt;
+      if (!dtype)
+        return;
+      GemmRecord r;
+      r.name = model::roleInfo(w->role).name;
+      r.layer = w->layer;
+      r.location = locString(op->getLoc());
+      r.problem.dtype = *dtype;
+      r.elementwise = *w;
+      r.run = getRunShape(op);
+      collected.push_back(std::move(r));
+      ops.push_back(op);
+    });
 
     // The report model, computed once: attributes, diagnostics and the
     // report file all render it.
@@ -173,7 +195,8 @@ struct TShapeGemmAnalysisPass
       d.kEfficiency = e.kEfficiency;
       d.waveEfficiency = e.waveEfficiency;
       d.alignFactor = e.alignFactor;
-      setGemmPrediction(ops[i], d);
+      if (!r.elementwise)
+        setGemmPrediction(ops[i], d);
       // One diagnostic per role and shape: identical layers are merged.
       auto key = std::make_tuple(r.name, r.problem.batch, r.problem.m,
                                  r.problem.n, r.problem.k);
@@ -196,15 +219,20 @@ struct TShapeGemmAnalysisPass
         std::string msg;
         llvm::raw_string_ostream os(msg);
         os << r.name;
+        const char *kind = r.elementwise ? " kernel" : " GEMM";
         if (layers.size() == 1 && layers[0] >= 0)
-          os << " GEMM of layer " << layers[0];
+          os << kind << " of layer " << layers[0];
+        else if (layers.front() >= 0 && layers.front() == layers.back())
+          // One layer's kernels of one shape (MLA's context pieces).
+          os << kind << " of layer " << layers[0] << " (x" << layers.size()
+             << ")";
         else if (layers.size() > 1 && layers.front() >= 0)
-          os << " GEMM of layers " << layers.front() << ".." << layers.back()
-             << " (x" << layers.size() << ")";
+          os << kind << " of layers " << layers.front() << ".."
+             << layers.back() << " (x" << layers.size() << ")";
         else if (layers.size() > 1)
-          os << " GEMM (x" << layers.size() << ")";
+          os << kind << " (x" << layers.size() << ")";
         else
-          os << " GEMM";
+          os << kind;
         os << " (" << r.problem.batch << " x " << r.problem.m << "x"
            << r.problem.n << "x" << r.problem.k << ", "
            << model::dtypeName(r.problem.dtype) << ") on " << tgt->name

@@ -179,6 +179,30 @@ double activationBytes(const std::vector<model::Kernel> &kernels,
   return tokensPerSeqM * double(2 * c.hidden + widest) *
          double(model::dtypeBytes(c.dtype));
 }
+
+/// MLA's context workspace (vLLM's MLA common backend): `gather` bytes
+/// allocated once, and `perToken` bytes per token of a piece of the
+/// up-projected context; zeros without an MLA block.
+struct MlaWorkspace {
+  double gather = 0, perToken = 0;
+};
+MlaWorkspace mlaWorkspace(const model::ModelConfig &c) {
+  MlaWorkspace w;
+  const double eb = double(model::dtypeBytes(c.dtype));
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    if (!model::hasBlock(lc, model::BlockKind::Mla))
+      continue;
+    // determine_chunked_prefill_workspace_size's buffer: [workspace,
+    // r_kv + d_r] in the model's dtype (the cache dequantized into it);
+    // one buffer that every MLA layer reuses (they run one after another).
+    w.gather = std::max(
+        w.gather, double(model::kMlaContextWorkspace) *
+                      double(model::mlaCacheElements(lc).value_or(0)) * eb);
+    w.perToken = std::max(
+        w.perToken, double(model::mlaContextUpElements(lc).value_or(0)) * eb);
+  }
+  return w;
+}
 } // namespace
 
 double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
@@ -216,10 +240,11 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
             model::str(run) + " (use phase=prefill or phase=decode)";
     return std::nullopt;
   }
-  if (auto v = model::checkModel(c)) {
-    error = "rule " + v->rule + ": " + v->message;
-    return std::nullopt;
-  }
+  for (auto v : {model::checkModel(c), model::checkMlaContext(c, run)})
+    if (v) {
+      error = "rule " + v->rule + ": " + v->message;
+      return std::nullopt;
+    }
   if (run.precision && !t.supports(*run.precision)) {
     error = std::string("precision ") + precisionName(*run.precision) +
             " is not supported on " + t.name + " (it supports " +
@@ -322,12 +347,45 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   all.insert(all.end(), head.begin(), head.end());
   const double actPerSequence = activationBytes(all, c, actTokensPerSeq);
   m.activations = actPerSequence * double(est.sequences);
+  // MLA's context workspace: the gather buffer, and the first (largest)
+  // piece's up-projected keys and values, b x min(C, floor(64 Ki / b))
+  // tokens (model::mlaContextPieceLength, the one home of the piece).
+  const MlaWorkspace ws = mlaWorkspace(c);
+  const int64_t context = model::mlaContextTokens(c, run);
+  m.workspacePerToken = context > 0 ? ws.perToken : 0;
+  m.workspacePieceTokens =
+      m.workspacePerToken > 0
+          ? est.sequences * model::mlaContextPieceLength(c, run, 0)
+          : 0;
+  m.workspacePiece = double(m.workspacePieceTokens) * m.workspacePerToken;
+  m.workspace = ws.gather + m.workspacePiece;
   m.capacity = t.memoryGiB * kGiB;
-  if (m.capacity > 0)
-    m.maxBatch = m.weights >= m.capacity
-                     ? 0
-                     : int64_t(std::floor((m.capacity - m.weights) /
-                                          (cachePerSequence + actPerSequence)));
+  if (m.capacity > 0) {
+    const double perSequence = cachePerSequence + actPerSequence;
+    const double avail = m.capacity - m.weights - ws.gather;
+    const double full = double(model::kMlaContextWorkspace);
+    auto fit = [](double bytes, double per) {
+      return bytes <= 0 || per <= 0 ? int64_t(0)
+                                     : int64_t(std::floor(bytes / per));
+    };
+    if (m.weights >= m.capacity)
+      m.maxBatch = 0;
+    else if (m.workspacePerToken <= 0)
+      m.maxBatch = fit(avail, perSequence);
+    else {
+      // The piece at batch B holds min(64 Ki, B C) tokens at most: B C
+      // while B <= floor(64 Ki / C), the whole workspace beyond.
+      const int64_t small = int64_t(full) / context;
+      const int64_t beyond =
+          fit(avail - full * m.workspacePerToken, perSequence);
+      m.maxBatch =
+          beyond > small
+              ? beyond
+              : std::min(small,
+                         fit(avail, perSequence + double(context) *
+                                                      m.workspacePerToken));
+    }
+  }
   if (!cluster && collectives)
     est.notes.push_back("no cluster for " + t.name +
                         ": the tensor- and expert-parallel collectives are "

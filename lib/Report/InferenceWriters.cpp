@@ -40,6 +40,25 @@ std::string batchFit(const cost::InferenceEstimate &e, const char *lead) {
 
 double round3(double v) { return std::round(v * 1e3) / 1e3; }
 
+/// " + workspace 0.94 (MLA context: ...)" when the model holds MLA's
+/// context workspace, else "".
+std::string workspaceTerm(const cost::InferenceMemory &m) {
+  if (m.workspace <= 0)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format(" + workspace %.2f (MLA context: gathered latents %.2f",
+                     m.workspace / kGiB,
+                     (m.workspace - m.workspacePiece) / kGiB);
+  if (m.workspacePieceTokens > 0)
+    os << llvm::format(", up-projected piece of %lld tokens x %.0f bytes "
+                       "%.2f",
+                       (long long)m.workspacePieceTokens, m.workspacePerToken,
+                       m.workspacePiece / kGiB);
+  os << ")";
+  return s;
+}
+
 std::string runLine(const InferenceReport::Function &f) {
   const cost::InferenceEstimate &e = f.estimate;
   std::string s = std::string(model::phaseName(e.run.phase)) + ", batch " +
@@ -83,6 +102,8 @@ std::string tshape::report::summaryLine(const InferenceReport::Function &f,
                      "%.2f, activations %.2f)",
                      e.memory.total() / kGiB, e.memory.weights / kGiB,
                      e.memory.kvCache / kGiB, e.memory.activations / kGiB);
+  if (e.memory.workspace > 0)
+    os << llvm::format("; MLA workspace %.2f", e.memory.workspace / kGiB);
   os << batchFit(e, "largest batch that fits");
   return s;
 }
@@ -118,6 +139,9 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
             j.attribute("kv_cache_gib", round3(e.memory.kvCache / kGiB));
             j.attribute("activations_gib",
                         round3(e.memory.activations / kGiB));
+            j.attribute("workspace_gib", round3(e.memory.workspace / kGiB));
+            j.attribute("workspace_piece_tokens",
+                        e.memory.workspacePieceTokens);
             j.attribute("total_gib", round3(e.memory.total() / kGiB));
             j.attribute("capacity_gib", round3(e.memory.capacity / kGiB));
             j.attribute("kv_cache_bytes_per_token", e.memory.cachePerToken);
@@ -197,7 +221,8 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
                        "%.2f (%.0f KiB per token) + activations %.2f",
                        e.memory.total() / kGiB, e.memory.weights / kGiB,
                        e.memory.kvCache / kGiB, e.memory.cachePerToken / 1024,
-                       e.memory.activations / kGiB);
+                       e.memory.activations / kGiB)
+       << workspaceTerm(e.memory);
     os << batchFit(e, "largest batch in") << "\n";
     if (!e.cluster.empty())
       os << "- " << (e.tp > 1 ? "tensor-parallel all-reduces" : "collectives")

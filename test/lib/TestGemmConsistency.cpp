@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 
@@ -52,6 +53,15 @@ std::string describe(const tshape::model::AttentionSpec &a) {
     s += std::string(" ") + name + "=" + std::to_string(d.value) + " [" +
          d.expr.str() + "]";
   return s;
+}
+
+std::string describe(const tshape::model::ElementwiseSpec &e) {
+  return std::string(tshape::model::roleInfo(e.role).name) + " layer " +
+         std::to_string(e.layer) + " " + std::to_string(e.count) + " x " +
+         std::to_string(e.rows.value) + " [" + e.rows.expr.str() + "] x " +
+         std::to_string(e.width.value) + " [" + e.width.expr.str() + "], " +
+         std::to_string(e.tensors) + " tensors + " +
+         std::to_string(e.rowExtraBytes) + " bytes a row";
 }
 
 /// How the cost model runs a GEMM: "fp8 1 x 2048x12288x4096 quantize=1
@@ -120,6 +130,9 @@ struct TestGemmConsistencyPass
     std::map<std::string, tshape::model::RunShape> runs;
     std::map<std::string, std::vector<Expected>> expected;
     std::map<std::string, size_t> kernelCounts;
+    // The model's elementwise kernels (MLA's merge), which the lowering
+    // carries on the op standing for each (tshape.elementwise).
+    std::map<std::string, std::vector<std::string>> elementwise;
     for (auto fn : module.getOps<func::FuncOp>()) {
       bool hasVocab = false;
       std::string error;
@@ -145,6 +158,9 @@ struct TestGemmConsistencyPass
       // lowering's gathers stand for it on one rank, with no contraction.
       // MLA's merge of two partial attention outputs (an elementwise
       // kernel) is no contraction either.
+      for (const tshape::model::Kernel &k : kernels)
+        if (const tshape::model::ElementwiseSpec *e = k.elementwise())
+          elementwise[fn.getSymName().str()].push_back(describe(*e));
       llvm::erase_if(kernels, [](const tshape::model::Kernel &k) {
         return k.collective() != nullptr || k.elementwise() != nullptr;
       });
@@ -237,9 +253,29 @@ struct TestGemmConsistencyPass
                        << want.size();
         return signalPassFailure();
       }
-      fn.emitRemark() << "tshape-test-gemm-consistency: "
-                      << kernelCounts[fn.getSymName().str()] << " kernels, " << i
-                      << " contractions match the model";
+      // Each elementwise kernel, in order, as the op carrying it says.
+      const std::vector<std::string> &wantEw =
+          elementwise[fn.getSymName().str()];
+      std::vector<std::string> gotEw;
+      fn.walk([&](Operation *op) {
+        if (auto e = tshape::getElementwiseProvenance(op))
+          gotEw.push_back(describe(*e));
+      });
+      if (gotEw != wantEw) {
+        fn.emitError() << "the lowering carries " << gotEw.size()
+                       << " elementwise kernels ("
+                       << llvm::join(gotEw, "; ") << "); the model lists "
+                       << wantEw.size() << " (" << llvm::join(wantEw, "; ")
+                       << ")";
+        return signalPassFailure();
+      }
+      auto remark = fn.emitRemark();
+      remark << "tshape-test-gemm-consistency: "
+             << kernelCounts[fn.getSymName().str()] << " kernels, " << i
+             << " contractions match the model";
+      if (!wantEw.empty())
+        remark << "; " << wantEw.size() << " elementwise kernel"
+               << (wantEw.size() == 1 ? "" : "s") << " carried as it states";
     }
   }
 };

@@ -54,6 +54,11 @@ struct GemmRecord {
   int64_t fusedGroup = -1;
   bool fusedPrimary = false;
   std::optional<model::AttentionSpec> attention;
+  /// A memory-bound elementwise kernel of the block's list (MLA's merge),
+  /// not a GEMM: priced by predictKernel (its bytes at the bandwidth plus
+  /// a launch each), `problem` holding launches x rows x width x 0 as the
+  /// inference report's table does; no cause, finding or flag.
+  std::optional<model::ElementwiseSpec> elementwise;
   GemmEstimate estimate;
   FusedAttentionEstimate fused;
   double predictedUs = 0; ///< the time this GEMM contributes

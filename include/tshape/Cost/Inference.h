@@ -81,15 +81,26 @@ struct InferenceMemory {
   /// layer's weights 1 byte per element (mxfp8 1 + 1/32), the embedding,
   /// LM head, norms and router in the model's dtype (weightElementBytes).
   double weights = 0, kvCache = 0, activations = 0;
-  double total() const { return weights + kvCache + activations; }
+  /// MLA's context workspace, as vLLM's MLA common backend holds it
+  /// (docs/inference.md#the-mla-context-workspace): the gathered latents,
+  /// a buffer of 64 Ki tokens x (r_kv + d_r) allocated once, and, in a
+  /// prefill over a cache, the largest piece's up-projected keys and values
+  /// (transient: one layer's piece at a time). 0 without an MLA block.
+  double workspace = 0;
+  /// Of which the up-projected piece: `workspacePieceTokens` tokens (b x
+  /// the piece's tokens per sequence) x `workspacePerToken` bytes.
+  double workspacePiece = 0, workspacePerToken = 0;
+  int64_t workspacePieceTokens = 0;
+  double total() const { return weights + kvCache + activations + workspace; }
   /// The target's memory in bytes (0: unknown).
   double capacity = 0;
   /// KV-cache bytes per GPU of one token of one sequence, all layers:
   /// 2 x layers x kv heads per rank x head dim x cache element bytes.
   double cachePerToken = 0;
-  /// The largest batch whose cache (at this kv length) and activations fit
-  /// beside the weights; 0 when the weights alone do not fit, -1 when the
-  /// capacity is unknown.
+  /// The largest batch whose cache (at this kv length), activations and
+  /// workspace fit beside the weights (the workspace's piece bounded by
+  /// min(64 Ki, batch x context) tokens); 0 when the weights alone do not
+  /// fit, -1 when the capacity is unknown.
   int64_t maxBatch = -1;
 };
 

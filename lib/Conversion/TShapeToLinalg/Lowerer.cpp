@@ -598,6 +598,17 @@ LogicalResult Lowerer::run() {
              << " and batch x seq " << batch << "x" << irSeq
              << " of the function's other tshape ops",
              WalkResult::interrupt();
+    // Rule LA3: an MLA prefill's context pieces are bounded.
+    if (auto sub = dyn_cast<tshape::BlockOpInterface>(op))
+      if (std::optional<model::BlockKind> kind = blockKindOf(op)) {
+        model::ModelConfig c = config(sub);
+        c.layerBlocks = {*kind};
+        if (std::optional<model::RuleViolation> v =
+                model::checkMlaContext(c, runShape))
+          return op->emitOpError()
+                     << "rule " << v->rule << ": " << v->message,
+                 WalkResult::interrupt();
+      }
     return WalkResult::advance();
   });
   if (mismatch.wasInterrupted())

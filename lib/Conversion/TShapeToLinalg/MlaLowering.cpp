@@ -12,13 +12,15 @@
 // key/value head (the cache of r_kv+d_r per token; values are its first
 // r_kv), each head's output through W_UV, then the output projection.
 // A prefill chunk over a cache (Blocks/Mla.cpp, vLLM's chunked context):
-// the chunk's own keys and values and its causal attention over them; the
-// cached latents (a constant like the weights, [b*C, r_kv], and the cached
-// rotary keys [b, C, d_r]) through the same kv_up weight (mla_context_up),
-// the chunk's queries over them (not causal), and the two outputs merged:
+// the chunk's own keys and values and its causal attention over them; per
+// piece of the context (mlaContextPieces), its cached latents (a constant
+// like the weights, [b*C_i, r_kv], and the cached rotary keys [b, C_i,
+// d_r]) through the same kv_up weight (mla_context_up), the chunk's
+// queries over them (not causal), and the outputs merged one by one:
 // a linalg.add stands for merge_attn_states, whose LSE rescaling is
-// elementwise and left out as the softmax's exponentials are (the cost
-// model prices the merge, an elementwise kernel, from the block's list).
+// elementwise and left out as the softmax's exponentials are; the last add
+// carries the block's merge kernel (tshape.elementwise), which the
+// analysis prices as the inference report does.
 // The score GEMM carries the attention kernel (setAttentionProvenance) as
 // for tshape.attention. The backward of a training step follows the
 // attention lowering's (the softmax and rotary derivatives are
@@ -164,14 +166,23 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
   Value ctx = l.gemm(valueSpec, probs, v);
   if (fused)
     markFused(l, scores, ctx, attn, layer);
-  if (ctxUp) {
-    // The chunk's queries over the up-projected context, merged into ctx.
+  // The chunk's queries over each piece of the up-projected context
+  // (Blocks/Mla.cpp: one GEMM and one attention per piece, as vLLM
+  // launches them), each merged into ctx.
+  const model::RunShape run = l.runShapeOf();
+  const int64_t pieces = ctxUp ? model::mlaContextPieces(c, run) : 0;
+  std::vector<const model::GemmSpec *> ups;
+  for (const model::Kernel &k : ks)
+    if (const model::GemmSpec *g = k.gemm();
+        g && g->role == Role::MlaContextUp)
+      ups.push_back(g);
+  for (int64_t i = 0; i < pieces && i < int64_t(ups.size()); ++i) {
     const model::AttentionSpec ctxAttn =
-        model::mlaContextAttentionKernel(c, l.runShapeOf(), layer);
+        model::mlaContextAttentionKernel(c, run, layer, i);
     const int64_t ctxLen = ctxAttn.kvLen.value;
     const std::vector<model::GemmSpec> cpv = ctxAttn.gemms();
     Value latents = l.weight({l.batchSize() * ctxLen, rkv});
-    Value ctxKv = contextHeads(l, l.linear(*ctxUp, latents, nullptr, wKvUp),
+    Value ctxKv = contextHeads(l, l.linear(*ups[i], latents, nullptr, wKvUp),
                                ctxLen, aR, dn + dv);
     Value ctxRope =
         l.broadcastGroups(l.weight({l.batchSize(), ctxLen, dr}), 1, aR);
@@ -182,6 +193,13 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
       markFused(l, sC, oC, ctxAttn, layer);
     ctx = l.add(ctx, oC);
   }
+  // The merges, one kernel of `pieces` launches in the block's list, ride
+  // on the last add, so the analysis of this IR prices them as the
+  // inference report does (predictKernel on the block's kernel).
+  for (const model::Kernel &k : ks)
+    if (const model::ElementwiseSpec *m = k.elementwise();
+        m && m->role == Role::MlaMerge && pieces > 0)
+      setElementwiseProvenance(ctx.getDefiningOp(), *m);
   Value y = l.linear(*out, l.fromHeads(ctx, aR, dv), &outStep);
 
   const bool hasQLatent = qDown != nullptr;

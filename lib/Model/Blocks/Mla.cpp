@@ -30,7 +30,8 @@
 // chunk's queries over them (mla_context_attention: not causal), and the
 // two partial outputs merged by their log-sum-exp (mla_merge,
 // merge_attn_states; once per context piece, the context being split into
-// pieces of floor(64 Ki / b) tokens per sequence by vLLM's workspace).
+// pieces of floor(64 Ki / b) tokens per sequence by vLLM's workspace, the
+// up-projection and the attention stated per piece as vLLM launches them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,25 +88,87 @@ int64_t tshape::model::mlaContextTokens(const ModelConfig &c,
   return std::max<int64_t>(0, run.kvLength - c.seq);
 }
 
+int64_t tshape::model::mlaContextShare(const ModelConfig &c) {
+  // vLLM gives each sequence with a context an equal share of the
+  // workspace (max_context_chunk = workspace // prefills, rounded down to
+  // the page size, which is left out here), at least one token.
+  return std::max<int64_t>(
+      1, kMlaContextWorkspace / std::max<int64_t>(1, c.microbatch));
+}
+
 int64_t tshape::model::mlaContextPieces(const ModelConfig &c,
                                         const RunShape &run) {
   const int64_t context = mlaContextTokens(c, run);
   if (context <= 0)
     return 0;
-  // vLLM gives each sequence with a context an equal share of the
-  // workspace (max_context_chunk = workspace // prefills, rounded down to
-  // the page size, which is left out here), at least one token.
-  const int64_t share =
-      std::max<int64_t>(1, kMlaContextWorkspace / std::max<int64_t>(1, c.microbatch));
+  const int64_t share = mlaContextShare(c);
   return (context + share - 1) / share;
+}
+
+int64_t tshape::model::mlaContextPieceLength(const ModelConfig &c,
+                                             const RunShape &run,
+                                             int64_t piece) {
+  const int64_t context = mlaContextTokens(c, run),
+                share = mlaContextShare(c);
+  if (piece < 0 || piece >= mlaContextPieces(c, run))
+    return 0;
+  // vLLM's chunk_ends = min(context_lens, chunk_starts + max_context_chunk).
+  return std::min(share, context - piece * share);
+}
+
+std::optional<RuleViolation>
+tshape::model::checkMlaContext(const ModelConfig &c, const RunShape &run) {
+  if (!hasBlock(c, BlockKind::Mla))
+    return std::nullopt;
+  const int64_t pieces = mlaContextPieces(c, run);
+  if (pieces <= kMlaMaxContextPieces)
+    return std::nullopt;
+  const int64_t share = mlaContextShare(c), context = mlaContextTokens(c, run);
+  // The batch whose share runs this context in kMlaMaxContextPieces pieces:
+  // a share of ceil(C / max) tokens, floor(workspace / share) sequences.
+  const int64_t need =
+      (context + kMlaMaxContextPieces - 1) / kMlaMaxContextPieces;
+  const int64_t batch = kMlaContextWorkspace / need;
+  std::string fix = "lower the context to at most " +
+                    std::to_string(kMlaMaxContextPieces * share) +
+                    " cached tokens per sequence";
+  if (batch >= 1)
+    fix += " or the batch to at most " + std::to_string(batch);
+  return RuleViolation{
+      "LA3",
+      "an MLA prefill chunk of " + std::to_string(c.microbatch) +
+          " sequences over " + std::to_string(context) +
+          " cached tokens each runs its context in " + std::to_string(pieces) +
+          " pieces of vLLM's " + std::to_string(kMlaContextWorkspace) +
+          "-token workspace (" + std::to_string(share) +
+          " tokens per sequence each); at most " +
+          std::to_string(kMlaMaxContextPieces) + " are modelled: " + fix};
+}
+
+std::optional<int64_t>
+tshape::model::mlaContextUpElements(const ModelConfig &c) {
+  // _compute_prefill_context, per token of a piece: kv_nope =
+  // kv_b_proj(kv_c_normed), a_t (d_n + d_v) (k_nope and v are views of
+  // it), and k = cat(k_nope, k_pe expanded to the heads), a_t (d_n + d_r),
+  // both alive while the piece's attention runs.
+  const std::optional<int64_t> heads =
+      perRank(Param::Heads).eval(bindings(c));
+  if (!heads)
+    return std::nullopt;
+  const std::optional<int64_t> perHead = checkedAdd(
+      checkedAdd(2 * int64_t(c.mla.qkNopeDim), c.mla.vHeadDim),
+      c.mla.qkRopeDim);
+  return checkedMul(*heads, perHead);
 }
 
 AttentionSpec tshape::model::mlaContextAttentionKernel(const ModelConfig &c,
                                                        const RunShape &run,
-                                                       int64_t layer) {
+                                                       int64_t layer,
+                                                       int64_t piece) {
   AttentionSpec a = mlaAttentionKernel(c, run, layer);
   a.role = Role::MlaContextAttention;
-  a.kvLen = blockDim(a.env, E::constant(mlaContextTokens(c, run)), &a.overflow);
+  a.kvLen = blockDim(a.env, E::constant(mlaContextPieceLength(c, run, piece)),
+                     &a.overflow);
   a.causal = false;
   a.cross = true;
   return a;
@@ -148,23 +211,31 @@ std::vector<Kernel> tshape::model::mlaKernels(const ModelConfig &c,
     };
     gemm(Role::MlaKvUp, E(), heads * (nope + v), kvRank);
     attend(a);
-    if (const int64_t context = mlaContextTokens(c, run); context > 0) {
-      // The cached latents of the b sequences through kv_up, M = b C (the
-      // pieces' GEMMs as one: each has >= 64 Ki / b x b rows but the last),
-      // the chunk's queries over them, then the merges: one per piece
-      // (vLLM merges each piece after the first into the running output,
-      // then the context's into the chunk's own).
-      out.push_back(blockGemm(env, Role::MlaContextUp, layer, E(),
-                              P(Param::Microbatch) * E::constant(context),
-                              heads * (nope + v), kvRank, false, true));
-      attend(mlaContextAttentionKernel(c, run, layer));
+    if (const int64_t pieces = mlaContextPieces(c, run); pieces > 0) {
+      // Per piece of the context (vLLM's loop in _compute_prefill_context,
+      // one launch each): its b sequences' cached latents through kv_up,
+      // M = b x the piece's tokens per sequence (floor(64 Ki / b), the
+      // last piece the rest), and the chunk's queries over them; then the
+      // merges, one per piece (vLLM merges each piece after the first into
+      // the running output, then the context's into the chunk's own).
+      // At most kMlaMaxContextPieces: the callers check rule LA3
+      // (checkMlaContext) first, so the bound only keeps the list finite.
+      const int64_t stated = std::min(pieces, kMlaMaxContextPieces);
+      for (int64_t i = 0; i < stated; ++i) {
+        out.push_back(
+            blockGemm(env, Role::MlaContextUp, layer, E(),
+                      P(Param::Microbatch) *
+                          E::constant(mlaContextPieceLength(c, run, i)),
+                      heads * (nope + v), kvRank, false, true));
+        attend(mlaContextAttentionKernel(c, run, layer, i));
+      }
       ElementwiseSpec merge;
       merge.role = Role::MlaMerge;
       merge.layer = layer;
       merge.env = env;
       merge.rows = blockDim(env, tokens * heads, &merge.overflow);
       merge.width = blockDim(env, v, &merge.overflow);
-      merge.count = mlaContextPieces(c, run);
+      merge.count = stated;
       // Each merge reads two outputs and writes one ([rows, d_v] in the
       // model's type), reads two fp32 LSEs per row, and writes the merged
       // LSE but for the last (merge_attn_states' output_lse).

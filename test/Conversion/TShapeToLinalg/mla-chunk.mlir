@@ -19,7 +19,8 @@
 //                                          latents through the same kv_up weight
 //   mla_context_attention, not causal, over the 4096 context keys:
 //     attn_score 128 x (2048, 4096, 192), attn_value 128 x (2048, 128, 4096)
-//   the merge: a linalg.add of the two [128, 2048, 128] outputs
+//   the merge: a linalg.add of the two [128, 2048, 128] outputs, carrying
+//     the block's merge kernel (one piece: 65,536 / b >= 4096 tokens)
 //   attn_out     (2048, 7168, 16384)
 // 9 MLA kernels (the merge, an elementwise kernel, has no contraction) + 3
 // MLP: 11 kernels with a contraction, 13 contractions.
@@ -42,8 +43,12 @@
 // PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x2048x192, bf16) on h100-sxm: predicted 248.4 us
 // PRICE: remark: mla_context_up GEMM of layer 0 (1 x 4096x32768x512, bf16)
 // PRICE: remark: attn_score GEMM of layer 0 (128 x 2048x4096x192, bf16) on h100-sxm: predicted 908.6 us
+// The merge, from the kernel the add carries (as the inference report
+// prices it): b q a = 2048 x 128 = 262,144 rows x (3 x 128 x 2 bytes + 8
+// bytes of LSEs) = 203,423,744 bytes at 2847.5 GB/s = 71.44 us, + 2 us.
+// PRICE: remark: mla_merge kernel of layer 0 (1 x 262144x128x0, bf16) on h100-sxm: predicted 73.4 us, 0% lost; memory-bound elementwise: 203423744 bytes in 1 launch
 
-// MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model
+// MODEL: remark: tshape-test-gemm-consistency: 11 kernels, 13 contractions match the model; 1 elementwise kernel carried as it states
 
 // Unfused (no `fused`), each attention is its score and value GEMMs: 13
 // kernels, 13 contractions.
@@ -60,7 +65,7 @@
 // CHECK: linalg.matmul {{.*}}tshape.role = "mla_context_up", tshape.sizes = {k = "kv_lora_rank", m = "microbatch*4096", n = "heads/tp*(qk_nope_head_dim+v_head_dim)"{{.*}}ins({{.*}} : tensor<4096x512xbf16>, tensor<32768x512xbf16>) outs({{.*}} : tensor<4096x32768xbf16>)
 // CHECK: linalg.batch_matmul {{.*}}tshape.attention = {batch = "microbatch", cross, head_dim = "qk_nope_head_dim+qk_rope_head_dim", heads = "heads/tp", kv_heads = "heads/tp", kv_len = "4096", q_len = "seq", v_head_dim = "v_head_dim"{{.*}}tshape.role = "attn_score"{{.*}}ins({{.*}} : tensor<128x2048x192xbf16>, tensor<128x4096x192xbf16>) outs({{.*}} : tensor<128x2048x4096xbf16>)
 // CHECK: %[[CTX:.*]] = linalg.batch_matmul {{.*}}tshape.role = "attn_value"{{.*}}ins({{.*}} : tensor<128x2048x4096xbf16>, tensor<128x4096x128xbf16>) outs({{.*}} : tensor<128x2048x128xbf16>)
-// CHECK: linalg.add ins(%[[OWN]], %[[CTX]] : tensor<128x2048x128xbf16>, tensor<128x2048x128xbf16>)
+// CHECK: linalg.add {tshape.elementwise = {count = 1 : i64, layer = 0 : i64, {{.*}}role = "mla_merge", row_bytes = 8.000000e+00 : f64, rows = "microbatch*seq*(heads/tp)", tensors = 3 : i64, width = "v_head_dim"}} ins(%[[OWN]], %[[CTX]] : tensor<128x2048x128xbf16>, tensor<128x2048x128xbf16>)
 // CHECK: tshape.role = "attn_out"{{.*}}ins({{.*}} : tensor<2048x16384xbf16>, tensor<7168x16384xbf16>) outs({{.*}} : tensor<2048x7168xbf16>)
 func.func @dsv3_chunk(%x: tensor<1x2048x7168xbf16>) -> tensor<1x2048x7168xbf16> attributes {tshape.run = #tshape.run<prefill, kv_length = 6144>} {
   %b = tshape.block sequential %x : tensor<1x2048x7168xbf16> {

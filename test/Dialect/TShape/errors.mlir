@@ -507,3 +507,27 @@ func.func @run_string_number() attributes {tshape.run = "decode kv_length=x"} {
 func.func @run_int() attributes {tshape.run = 3 : i64} {
   return
 }
+
+// -----
+
+// tshape.elementwise (an elementwise kernel on lowered IR, MLA's merge):
+// its role names a kernel role, its sizes evaluate over its params, and
+// its launches, tensors and row bytes are given.
+// expected-error @+1 {{'tshape.elementwise' entry 'role' must name a kernel role (such as mla_merge)}}
+func.func @bad_elementwise_role() attributes {tshape.elementwise = {role = "merge", layer = 0 : i64, rows = "seq", width = "v_head_dim", count = 1 : i64, tensors = 3 : i64, row_bytes = 8.0 : f64, params = {seq = 16 : i64, v_head_dim = 128 : i64}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.elementwise' entry 'width' must be a size expression over its params}}
+func.func @bad_elementwise_unbound() attributes {tshape.elementwise = {role = "mla_merge", layer = 0 : i64, rows = "seq", width = "v_head_dim", count = 1 : i64, tensors = 3 : i64, row_bytes = 8.0 : f64, params = {seq = 16 : i64}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.elementwise' needs 'layer' (an integer), 'count' and 'tensors' (positive integers) and 'row_bytes' (a float >= 0)}}
+func.func @bad_elementwise_count() attributes {tshape.elementwise = {role = "mla_merge", layer = 0 : i64, rows = "seq", width = "v_head_dim", count = 0 : i64, tensors = 3 : i64, row_bytes = 8.0 : f64, params = {seq = 16 : i64, v_head_dim = 128 : i64}}} {
+  return
+}

@@ -21,6 +21,7 @@
 #define TSHAPE_MODEL_BLOCKS_BLOCK_H
 
 #include "tshape/Model/Kernel.h"
+#include "tshape/Model/Parallelism.h"
 #include "tshape/Model/RunShape.h"
 
 #include <optional>
@@ -150,14 +151,38 @@ int64_t mlaContextTokens(const ModelConfig &c, const RunShape &run);
 /// (determine_chunked_prefill_workspace_size: min(max(8 max_model_len,
 /// 4 max_num_seqs block_size), 64 Ki), 64 Ki for max_model_len >= 8192).
 inline constexpr int64_t kMlaContextWorkspace = 64 * 1024;
-/// The context's pieces: ceil(context / floor(workspace / b)), as vLLM's
+/// The most context pieces the models state (rule LA3, checkMlaContext):
+/// each is a GEMM and an attention per layer, so a bound keeps the kernel
+/// list, the lowering and the report finite.
+inline constexpr int64_t kMlaMaxContextPieces = 1024;
+/// Tokens per sequence of one full piece of the context: floor(workspace /
+/// b), at least 1 (vLLM's max_context_chunk; its page-size rounding is
+/// left out). The one home of the piece size.
+int64_t mlaContextShare(const ModelConfig &c);
+/// The context's pieces: ceil(context / mlaContextShare), as vLLM's
 /// metadata builder splits it (max_context_chunk, num_chunks); 0 without
 /// a context.
 int64_t mlaContextPieces(const ModelConfig &c, const RunShape &run);
-/// The chunk's attention over the context (cross: not causal, keys none
-/// of its own) of a prefill over a cache (mlaContextTokens > 0).
+/// Tokens per sequence of piece `piece` (0-based): mlaContextShare but for
+/// the last, which holds the rest; 0 outside [0, pieces).
+int64_t mlaContextPieceLength(const ModelConfig &c, const RunShape &run,
+                              int64_t piece);
+/// Rule LA3: an MLA model's prefill over a cache runs its context in at
+/// most kMlaMaxContextPieces pieces; nullopt when it does (or has no MLA
+/// block or no context).
+std::optional<RuleViolation> checkMlaContext(const ModelConfig &c,
+                                             const RunShape &run);
+/// Elements per token of a context piece that vLLM's up-projection holds
+/// on one rank while the piece's attention runs: the kv_up output
+/// a_t (d_n + d_v) and the concatenated key a_t (d_n + d_r); nullopt on
+/// overflow or an invalid config.
+std::optional<int64_t> mlaContextUpElements(const ModelConfig &c);
+/// The chunk's attention over piece `piece` of the context (cross: not
+/// causal, keys none of its own) of a prefill over a cache
+/// (mlaContextTokens > 0).
 AttentionSpec mlaContextAttentionKernel(const ModelConfig &c,
-                                        const RunShape &run, int64_t layer);
+                                        const RunShape &run, int64_t layer,
+                                        int64_t piece);
 /// KV-cache elements per token and layer on one rank: r_kv + d_r.
 std::optional<int64_t> mlaCacheElements(const ModelConfig &c);
 /// The attention block's: 2 (K and V) x kv heads per rank x head dim.

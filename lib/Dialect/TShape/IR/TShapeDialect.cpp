@@ -134,6 +134,33 @@ const std::vector<std::string> &attentionKeys() {
 /// `kv_cache`, the cache's element type.
 const char *const kAttentionExtras = "causal, grouped, cross, kv_cache";
 
+/// The `params` dictionary {name = value} of the parameters `env` binds.
+DictionaryAttr paramsAttr(Builder &b, const model::Bindings &env) {
+  SmallVector<NamedAttribute> params;
+  for (size_t i = 0; i < model::kNumParams; ++i)
+    if (auto v = env.get(model::Param(i)))
+      params.push_back(b.getNamedAttr(model::paramName(model::Param(i)),
+                                      b.getI64IntegerAttr(*v)));
+  return b.getDictionaryAttr(params);
+}
+
+/// Reads a `params` dictionary {name = value} into `env`; false with
+/// `error` set on an unknown name or a value that is not an integer.
+bool parseParams(DictionaryAttr params, model::Bindings &env,
+                 std::string &error) {
+  for (NamedAttribute p : params) {
+    auto which = model::parseParam(p.getName().getValue());
+    auto v = dyn_cast<IntegerAttr>(p.getValue());
+    if (!which || !v) {
+      error = "parameter '" + p.getName().getValue().str() +
+              "' must be a known parameter name with an integer value";
+      return false;
+    }
+    env.set(*which, v.getInt());
+  }
+  return true;
+}
+
 /// Parses a dictionary of size expressions under `keys`, with `params`
 /// (tshape.sizes, `allow` = "params") or the attention's extras (`allow`
 /// = kAttentionExtras).
@@ -191,16 +218,8 @@ std::optional<Sizes> parseSizes(DictionaryAttr d,
       error = "entry 'params' must be a dictionary";
       return std::nullopt;
     }
-    for (NamedAttribute p : params) {
-      auto which = model::parseParam(p.getName().getValue());
-      auto v = dyn_cast<IntegerAttr>(p.getValue());
-      if (!which || !v) {
-        error = "parameter '" + p.getName().getValue().str() +
-                "' must be a known parameter name with an integer value";
-        return std::nullopt;
-      }
-      s.env.set(*which, v.getInt());
-    }
+    if (!parseParams(params, s.env, error))
+      return std::nullopt;
   }
   return s;
 }
@@ -217,12 +236,7 @@ void tshape::setGemmProvenance(Operation *op, const model::GemmSpec &spec) {
     if (!(key == StringRef("batch") && dim.expr.isConstant(1)))
       entries.push_back(
           b.getNamedAttr(key, b.getStringAttr(dim.expr.str())));
-  SmallVector<NamedAttribute> params;
-  for (size_t i = 0; i < model::kNumParams; ++i)
-    if (auto v = spec.env.get(model::Param(i)))
-      params.push_back(b.getNamedAttr(model::paramName(model::Param(i)),
-                                      b.getI64IntegerAttr(*v)));
-  entries.push_back(b.getNamedAttr("params", b.getDictionaryAttr(params)));
+  entries.push_back(b.getNamedAttr("params", paramsAttr(b, spec.env)));
   op->setAttr(TShapeDialect::kSizesAttrName, b.getDictionaryAttr(entries));
 }
 
@@ -304,6 +318,87 @@ tshape::getAttentionProvenance(Operation *op) {
   return a;
 }
 
+namespace {
+/// Reads a tshape.elementwise dictionary (setElementwiseProvenance);
+/// nullopt with `error` set when an entry is missing or malformed.
+std::optional<model::ElementwiseSpec> parseElementwise(DictionaryAttr d,
+                                                       std::string &error) {
+  model::ElementwiseSpec e;
+  auto role = d.getAs<StringAttr>("role");
+  auto name = role ? model::parseGemmName(role.getValue().str())
+                   : std::nullopt;
+  if (!name || name->second != model::GemmPass::Forward) {
+    error = "entry 'role' must name a kernel role (such as mla_merge)";
+    return std::nullopt;
+  }
+  e.role = name->first;
+  auto params = d.getAs<DictionaryAttr>("params");
+  if (!params) {
+    error = "entry 'params' must be a dictionary";
+    return std::nullopt;
+  }
+  if (!parseParams(params, e.env, error))
+    return std::nullopt;
+  for (auto [key, dim] :
+       {std::pair<const char *, model::Dim *>{"rows", &e.rows},
+        {"width", &e.width}}) {
+    auto str = d.getAs<StringAttr>(key);
+    std::string why;
+    auto expr =
+        str ? model::DimExpr::parse(str.getValue().str(), why) : std::nullopt;
+    std::optional<int64_t> v = expr ? expr->eval(e.env) : std::nullopt;
+    if (!v) {
+      error = std::string("entry '") + key +
+              "' must be a size expression over its params" +
+              (why.empty() ? "" : ": " + why);
+      return std::nullopt;
+    }
+    dim->expr = *expr;
+    dim->value = *v;
+  }
+  auto count = d.getAs<IntegerAttr>("count"),
+       tensors = d.getAs<IntegerAttr>("tensors");
+  auto extra = d.getAs<FloatAttr>("row_bytes");
+  auto layer = d.getAs<IntegerAttr>("layer");
+  if (!count || count.getInt() < 1 || !tensors || tensors.getInt() < 1 ||
+      !extra || extra.getValueAsDouble() < 0 || !layer) {
+    error = "needs 'layer' (an integer), 'count' and 'tensors' (positive "
+            "integers) and 'row_bytes' (a float >= 0)";
+    return std::nullopt;
+  }
+  e.layer = layer.getInt();
+  e.count = count.getInt();
+  e.tensors = tensors.getInt();
+  e.rowExtraBytes = extra.getValueAsDouble();
+  return e;
+}
+} // namespace
+
+void tshape::setElementwiseProvenance(Operation *op,
+                                      const model::ElementwiseSpec &e) {
+  Builder b(op->getContext());
+  NamedAttribute entries[] = {
+      b.getNamedAttr("role", b.getStringAttr(model::roleInfo(e.role).name)),
+      b.getNamedAttr("layer", b.getI64IntegerAttr(e.layer)),
+      b.getNamedAttr("rows", b.getStringAttr(e.rows.expr.str())),
+      b.getNamedAttr("width", b.getStringAttr(e.width.expr.str())),
+      b.getNamedAttr("count", b.getI64IntegerAttr(e.count)),
+      b.getNamedAttr("tensors", b.getI64IntegerAttr(e.tensors)),
+      b.getNamedAttr("row_bytes", b.getF64FloatAttr(e.rowExtraBytes)),
+      b.getNamedAttr("params", paramsAttr(b, e.env))};
+  op->setAttr(TShapeDialect::kElementwiseAttrName,
+              b.getDictionaryAttr(entries));
+}
+
+std::optional<model::ElementwiseSpec>
+tshape::getElementwiseProvenance(Operation *op) {
+  std::string error;
+  if (auto d = op->getAttrOfType<DictionaryAttr>(
+          TShapeDialect::kElementwiseAttrName))
+    return parseElementwise(d, error);
+  return std::nullopt;
+}
+
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   // Each discardable tshape attribute and the kind of value it takes.
@@ -344,6 +439,9 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
       {kAttentionAttrName,
        [](Attribute a) { return isa<DictionaryAttr>(a); },
        "a dictionary of attention size expressions"},
+      {kElementwiseAttrName,
+       [](Attribute a) { return isa<DictionaryAttr>(a); },
+       "a dictionary of an elementwise kernel's sizes"},
       {kTpAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
   };
@@ -359,6 +457,9 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
         if (name == kAttentionAttrName &&
             !parseSizes(cast<DictionaryAttr>(attr.getValue()),
                         attentionKeys(), kAttentionExtras, error))
+          return op->emitError() << "'" << name << "' " << error;
+        if (name == kElementwiseAttrName &&
+            !parseElementwise(cast<DictionaryAttr>(attr.getValue()), error))
           return op->emitError() << "'" << name << "' " << error;
         // Lowered IR states its run as a builtin string (docs/lowering.md).
         if (auto str = dyn_cast<StringAttr>(attr.getValue());

@@ -54,6 +54,11 @@ def TShape_Dialect : Dialect {
     /// block model states it (size expressions, causal), whose parameter
     /// values are those of the op's tshape.sizes.
     static constexpr ::llvm::StringLiteral kAttentionAttrName = "tshape.attention";
+    /// On the op that stands for a memory-bound elementwise kernel (MLA's
+    /// merge of partial attention outputs): the kernel as the block model
+    /// states it (role, layer, rows and width as expressions, launches,
+    /// tensors, extra bytes per row, params), so the analysis prices it.
+    static constexpr ::llvm::StringLiteral kElementwiseAttrName = "tshape.elementwise";
     /// Builtin-typed forms of the model attributes on lowered functions, so
     /// that lowered IR needs no tshape attribute types (plain MLIR).
     static constexpr ::llvm::StringLiteral kTpAttrName = "tshape.tp";

@@ -8,6 +8,7 @@
 #ifndef TSHAPE_DIALECT_TSHAPE_IR_TSHAPEDIALECT_H
 #define TSHAPE_DIALECT_TSHAPE_IR_TSHAPEDIALECT_H
 
+#include "tshape/Model/Kernel.h"
 #include "tshape/Model/Transformer.h"
 
 #include "mlir/IR/Dialect.h"
@@ -61,6 +62,18 @@ void setAttentionProvenance(mlir::Operation *op, const model::AttentionSpec &a);
 /// parameters of the op's tshape.sizes. Nullopt when the op carries none (or
 /// a malformed one).
 std::optional<model::AttentionSpec> getAttentionProvenance(mlir::Operation *op);
+
+/// Stamps the memory-bound elementwise kernel `e` on the op that stands for
+/// it (MLA's merge, a linalg.add): `tshape.elementwise`, a builtin
+/// dictionary {role, layer, rows, width: expressions; count, tensors:
+/// integers; row_bytes: a float; params: {name = value}}.
+void setElementwiseProvenance(mlir::Operation *op,
+                              const model::ElementwiseSpec &e);
+
+/// The elementwise kernel stamped on `op`; nullopt when it carries none
+/// (or a malformed one).
+std::optional<model::ElementwiseSpec>
+getElementwiseProvenance(mlir::Operation *op);
 } // namespace tshape
 
 #endif // TSHAPE_DIALECT_TSHAPE_IR_TSHAPEDIALECT_H
