@@ -44,6 +44,12 @@ struct Fp8LinearKernel {
   int64_t minK = 0;           ///< K >= minK
   TileConfig tile;
   bool streamK = false;
+  /// The kernel's thread-block cluster, in CTAs along M (rows) and N
+  /// (columns) of the problem as written (a swapped kernel's cluster with
+  /// its modes exchanged). CUTLASS's persistent tile scheduler rounds the
+  /// tiles along each mode up to whole clusters, and the padding CTAs run
+  /// their main loops on out-of-bounds (zero-filled) operands.
+  int64_t clusterM = 1, clusterN = 1;
   bool admits(int64_t m, int64_t n, int64_t k) const {
     return m >= minM && (maxM == 0 || m <= maxM) && (maxN == 0 || n <= maxN) &&
            k >= minK;
