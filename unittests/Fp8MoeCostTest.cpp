@@ -134,6 +134,23 @@ TEST(Fp8Linear, GemmIncludesItsQuantization) {
   EXPECT_EQ(tileOf(129, 4096, 4096), 128128);
   EXPECT_EQ(tileOf(8192, 4096, 6144), 256128);
   EXPECT_EQ(tileOf(8192, 4096, 6143), 128128);
+  // Their ClusterShapes, as CTAs along M x along N of the problem as
+  // written (a swapped kernel's (1, c) is c along M): 2 x 1 for M <= 16
+  // with N <= 1280, 4 x 1 for 16 < M <= 64 with N <= 1280, 1 x 1 for the
+  // other swapped kernels, 2 x 1 for every M > 64.
+  auto clusterOf = [&](int64_t m, int64_t n, int64_t k) {
+    GemmProblem p = fp8(m, k, Quantize::Static);
+    p.n = n;
+    const target::Fp8LinearKernel *r = fp8LinearKernel(p, t);
+    return r ? r->clusterM * 10 + r->clusterN : 0;
+  };
+  EXPECT_EQ(clusterOf(16, 1280, 4096), 21);
+  EXPECT_EQ(clusterOf(16, 1281, 4096), 11);
+  EXPECT_EQ(clusterOf(17, 1280, 4096), 41);
+  EXPECT_EQ(clusterOf(64, 4096, 4096), 11);
+  EXPECT_EQ(clusterOf(65, 4096, 4096), 21);
+  EXPECT_EQ(clusterOf(129, 4096, 4096), 21);
+  EXPECT_EQ(clusterOf(8192, 4096, 6144), 21);
   // A bare FP8 GEMM is no linear layer: the library's choice.
   EXPECT_EQ(fp8LinearKernel(fp8(1024, 4096, Quantize::None), t), nullptr);
   // B200 names no dispatch (FlashInfer's library path): the library's
@@ -207,6 +224,41 @@ TEST(Fp8Linear, PerCtaRateUnderTheChipsCap) {
   bare.quantize = Quantize::None;
   EXPECT_NEAR(estimateWithTile(bare, t, tile, 1, false).computeUs, 429.4967296,
               1e-6);
+}
+
+TEST(Fp8Linear, WholeWavesShareTheChipRateWaveByWave) {
+  // The per-CTA test's target: 132 SMs, FP8 peak 1,320 TFLOP/s, the chip
+  // at 0.5 (660 TFLOP/s), a CTA at 0.8 of its SM's share (8 TFLOP/s).
+  GpuTarget t = roundTarget();
+  t.smCount = 132;
+  t.peakTflops[int(model::DType::FP8)] = 1320;
+  t.fp8MathEfficiency = 0.5;
+  t.fp8SmEfficiency = 0.8;
+  t.epilogueSerialFraction = 0;
+  const target::TileConfig tile{128, 128, 1.0, 1};
+  // One 128 x 128 x 4,096 tile is 134,217,728 FLOPs: 16.777216 us at the
+  // per-CTA rate, 0.2033602 us at the chip's, 26.8435456 us for a wave of
+  // 132 sharing the chip's.
+  // M = 18,944, N = 128: 148 tiles, one whole wave and 16 CTAs. Without
+  // stream-K the whole wave takes 26.8435456 us (the chip's rate binds)
+  // and the 16 CTAs 16.777216 us (their own rate binds; 16 x 0.2034 =
+  // 3.25 us): 43.6207616 us.
+  GemmProblem p = fp8(18944, 4096, Quantize::Static);
+  p.n = 128;
+  EXPECT_NEAR(estimateWithTile(p, t, tile, 1, false).computeUs, 43.6207616,
+              1e-6);
+  // A cluster of 2 along M rounds 33 tiles of M = 4,224 up to 34: with
+  // N = 512 (4 tiles) 136 tiles instead of 132, a second wave of 4 CTAs:
+  // 26.8435456 + 16.777216 us, against one wave without the cluster.
+  GemmProblem c = fp8(4224, 4096, Quantize::Static);
+  c.n = 512;
+  GemmEstimate one = estimateWithTile(c, t, tile, 1, false);
+  EXPECT_EQ(one.tiles, 132);
+  EXPECT_NEAR(one.computeUs, 26.8435456, 1e-6);
+  GemmEstimate two = estimateWithTile(c, t, tile, 1, false, 2, 1);
+  EXPECT_EQ(two.tilesM, 34);
+  EXPECT_EQ(two.tiles, 136);
+  EXPECT_NEAR(two.computeUs, 43.6207616, 1e-6);
 }
 
 TEST(Fp8Linear, B200LayersDoNotSplitK) {
