@@ -226,9 +226,9 @@ Constants b200Fp8() {
 /// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
 /// this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.762},
-          {"moe_memory_efficiency", 0.889},
-          {"moe_overhead_us", 21.602}};
+  return {{"grouped_gemm_efficiency", 0.768},
+          {"moe_memory_efficiency", 0.894},
+          {"moe_overhead_us", 21.031}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},

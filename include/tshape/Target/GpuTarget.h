@@ -194,8 +194,9 @@ struct GpuTarget {
   double fp8OutputBytes = 2.0;
   /// The fraction of one SM's share of the FP8 peak (peak / SMs) that one
   /// CTA of an FP8 linear layer's GEMM reaches. fp8MathEfficiency caps the
-  /// whole chip; a GEMM of few CTAs runs each at this rate instead of its
-  /// share of the cap (docs/cost-model.md#fp8-linear-layers). 0: no
+  /// whole chip, a power limit the busy SMs share; a GEMM of few CTAs runs
+  /// each at this rate instead of its share of the cap, a whole-wave
+  /// kernel wave by wave (docs/cost-model.md#fp8-linear-layers). 0: no
   /// per-CTA rate of its own. Model constant, fitted on FP8 linear-layer
   /// timings.
   double fp8SmEfficiency = 0.0;
