@@ -31,6 +31,18 @@ GpuTarget roundTarget() {
   return t;
 }
 
+/// An FP8 peak of 1,320 TFLOP/s on 132 SMs (a 10 TFLOP/s share per SM),
+/// the chip at 0.5 of it (660 TFLOP/s), no epilogue term: the compute
+/// time is the main loop's.
+GpuTarget capTarget() {
+  GpuTarget t = roundTarget();
+  t.smCount = 132;
+  t.peakTflops[int(model::DType::FP8)] = 1320;
+  t.fp8MathEfficiency = 0.5;
+  t.epilogueSerialFraction = 0;
+  return t;
+}
+
 /// One MoE layer on one rank: b = 1, s tokens, E gated experts of inner
 /// f, top-k, hidden h; no attention GEMMs of interest.
 model::ModelConfig moeLayer(int64_t s, int64_t h, int64_t e, int64_t k,
@@ -114,26 +126,36 @@ TEST(Fp8Linear, GemmIncludesItsQuantization) {
   // (1024 x 4096 x 1 more byte written: not on the critical path here
   // unless memory-bound, so at least the quantization is added).
   EXPECT_GE(e.predictedUs - bare.predictedUs, 43.943 - 1e-6);
-  // The dispatch of vLLM 0.19's sm90 kernels (N = 4096 here):
+  // The dispatch of vLLM 0.19's sm90 kernels:
   // M <= 16: swapped, 16 rows x 64 columns; 16 < M <= 64 with N > 1280:
   // 64 x 64; N <= 1280: 16 x 64 still; M <= 128: 64 x 128; M >= 8192
   // with K >= 6144: 256 x 128; else 128 x 128. None streams K.
-  auto tileOf = [&](int64_t m, int64_t n, int64_t k) {
-    GemmProblem p = fp8(m, k, Quantize::Static);
-    p.n = n;
-    const target::Fp8LinearKernel *r = fp8LinearKernel(p, t);
-    EXPECT_NE(r, nullptr);
-    EXPECT_FALSE(r && r->streamK);
-    return r ? r->tile.m * 1000 + r->tile.n : 0;
+  // Their ClusterShapes, as CTAs along M x along N of the problem as
+  // written (a swapped kernel's (1, c) is c along M): 2 x 1 for M <= 16
+  // with N <= 1280, 4 x 1 for 16 < M <= 64 with N <= 1280, 1 x 1 for the
+  // other swapped kernels, 2 x 1 for every M > 64.
+  struct Rule {
+    int64_t m, n, k, tileM, tileN, clusterM;
   };
-  // Tiles as rows x 1000 + columns.
-  EXPECT_EQ(tileOf(16, 4096, 4096), 16064);
-  EXPECT_EQ(tileOf(17, 4096, 4096), 64064);
-  EXPECT_EQ(tileOf(64, 1280, 4096), 16064);
-  EXPECT_EQ(tileOf(65, 4096, 4096), 64128);
-  EXPECT_EQ(tileOf(129, 4096, 4096), 128128);
-  EXPECT_EQ(tileOf(8192, 4096, 6144), 256128);
-  EXPECT_EQ(tileOf(8192, 4096, 6143), 128128);
+  for (const Rule &want : std::vector<Rule>{{16, 4096, 4096, 16, 64, 1},
+                                            {16, 1280, 4096, 16, 64, 2},
+                                            {17, 4096, 4096, 64, 64, 1},
+                                            {17, 1280, 4096, 16, 64, 4},
+                                            {64, 1280, 4096, 16, 64, 4},
+                                            {65, 4096, 4096, 64, 128, 2},
+                                            {129, 4096, 4096, 128, 128, 2},
+                                            {8192, 4096, 6144, 256, 128, 2},
+                                            {8192, 4096, 6143, 128, 128, 2}}) {
+    GemmProblem p = fp8(want.m, want.k, Quantize::Static);
+    p.n = want.n;
+    const target::Fp8LinearKernel *r = fp8LinearKernel(p, t);
+    ASSERT_NE(r, nullptr) << want.m << " x " << want.n << " x " << want.k;
+    EXPECT_FALSE(r->streamK);
+    EXPECT_EQ(r->tile.m, want.tileM) << want.m << " x " << want.n;
+    EXPECT_EQ(r->tile.n, want.tileN) << want.m << " x " << want.n;
+    EXPECT_EQ(r->clusterM, want.clusterM) << want.m << " x " << want.n;
+    EXPECT_EQ(r->clusterN, 1);
+  }
   // A bare FP8 GEMM is no linear layer: the library's choice.
   EXPECT_EQ(fp8LinearKernel(fp8(1024, 4096, Quantize::None), t), nullptr);
   // B200 names no dispatch (FlashInfer's library path): the library's
@@ -177,11 +199,7 @@ TEST(Fp8Linear, PerCtaRateUnderTheChipsCap) {
   // share (8 TFLOP/s). Tile 128 x 128 at efficiency 1, one CTA per SM; no
   // epilogue term, so the compute time is the main loop's; the last wave
   // runs whole (no stream-K smoothing).
-  GpuTarget t = roundTarget();
-  t.smCount = 132;
-  t.peakTflops[int(model::DType::FP8)] = 1320;
-  t.fp8MathEfficiency = 0.5;
-  t.epilogueSerialFraction = 0;
+  GpuTarget t = capTarget();
   const target::TileConfig tile{128, 128, 1.0, 1};
   GemmProblem one = fp8(128, 65536, Quantize::Static);
   one.n = 128;
@@ -207,6 +225,37 @@ TEST(Fp8Linear, PerCtaRateUnderTheChipsCap) {
   bare.quantize = Quantize::None;
   EXPECT_NEAR(estimateWithTile(bare, t, tile, 1, false).computeUs, 429.4967296,
               1e-6);
+}
+
+TEST(Fp8Linear, WholeWavesShareTheChipRateWaveByWave) {
+  // The per-CTA test's target: 132 SMs, FP8 peak 1,320 TFLOP/s, the chip
+  // at 0.5 (660 TFLOP/s), a CTA at 0.8 of its SM's share (8 TFLOP/s).
+  GpuTarget t = capTarget();
+  t.fp8SmEfficiency = 0.8;
+  const target::TileConfig tile{128, 128, 1.0, 1};
+  // One 128 x 128 x 4,096 tile is 134,217,728 FLOPs: 16.777216 us at the
+  // per-CTA rate, 0.2033602 us at the chip's, 26.8435456 us for a wave of
+  // 132 sharing the chip's.
+  // M = 18,944, N = 128: 148 tiles, one whole wave and 16 CTAs. Without
+  // stream-K the whole wave takes 26.8435456 us (the chip's rate binds)
+  // and the 16 CTAs 16.777216 us (their own rate binds; 16 x 0.2034 =
+  // 3.25 us): 43.6207616 us.
+  GemmProblem p = fp8(18944, 4096, Quantize::Static);
+  p.n = 128;
+  EXPECT_NEAR(estimateWithTile(p, t, tile, 1, false).computeUs, 43.6207616,
+              1e-6);
+  // A cluster of 2 along M rounds 33 tiles of M = 4,224 up to 34: with
+  // N = 512 (4 tiles) 136 tiles instead of 132, a second wave of 4 CTAs:
+  // 26.8435456 + 16.777216 us, against one wave without the cluster.
+  GemmProblem c = fp8(4224, 4096, Quantize::Static);
+  c.n = 512;
+  GemmEstimate one = estimateWithTile(c, t, tile, 1, false);
+  EXPECT_EQ(one.tiles, 132);
+  EXPECT_NEAR(one.computeUs, 26.8435456, 1e-6);
+  GemmEstimate two = estimateWithTile(c, t, tile, 1, false, 2, 1);
+  EXPECT_EQ(two.tilesM, 34);
+  EXPECT_EQ(two.tiles, 136);
+  EXPECT_NEAR(two.computeUs, 43.6207616, 1e-6);
 }
 
 TEST(Fp8Linear, B200LayersDoNotSplitK) {

@@ -57,7 +57,9 @@ DimAlignment tshape::cost::alignmentOf(int64_t elements,
 GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
                                                 const target::GpuTarget &t,
                                                 const target::TileConfig &tile,
-                                                int64_t splitK, bool streamK) {
+                                                int64_t splitK, bool streamK,
+                                                int64_t clusterM,
+                                                int64_t clusterN) {
   GemmEstimate e;
   e.splitK = splitK;
   const int64_t eb = model::dtypeBytes(p.dtype);
@@ -72,9 +74,12 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
                           e.ldc.vectorBytes});
   e.alignFactor = alignmentFactor(vec);
 
-  // Tile quantization: partial edge tiles cost whole tiles.
-  e.tilesM = ceilDiv(p.m, tile.m);
-  e.tilesN = ceilDiv(p.n, tile.n);
+  // Tile quantization: partial edge tiles cost whole tiles, and a
+  // clustered kernel launches whole clusters (the padding tiles run too).
+  clusterM = std::max<int64_t>(1, clusterM);
+  clusterN = std::max<int64_t>(1, clusterN);
+  e.tilesM = ceilDiv(ceilDiv(p.m, tile.m), clusterM) * clusterM;
+  e.tilesN = ceilDiv(ceilDiv(p.n, tile.n), clusterN) * clusterN;
   e.tiles = p.batch * e.tilesM * e.tilesN;
   e.tileEfficiency = double(p.m) * double(p.n) /
                      (double(e.tilesM * tile.m) * double(e.tilesN * tile.n));
@@ -122,16 +127,34 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
                 (tile.efficiency * e.tileEfficiency * e.kEfficiency *
                  e.waveEfficiency * e.alignFactor);
   // An FP8 linear layer's CTA runs at fp8SmEfficiency of its SM's share of
-  // the FP8 peak, the chip as a whole at most at `rate`: the waves of CTAs
-  // at the per-CTA rate, or the work at the chip's, whichever is longer.
+  // the FP8 peak, the chip as a whole at most at `rate`: the chip's FP8
+  // rate is a power limit that the busy SMs share (their clock falls as
+  // more of them run), so a wave of r CTAs takes the longer of one tile at
+  // the per-CTA rate and r tiles at the chip's rate. A kernel that runs
+  // whole waves (no stream-K: the persistent CUTLASS kernels a target
+  // names) is priced wave by wave, its partial last wave with its own r;
+  // a library's stream-K kernel as its waves at the per-CTA rate or the
+  // work at the chip's rate, whichever is longer.
   if (p.quantize != Quantize::None && !p.grouped && t.fp8SmEfficiency > 0 &&
       p.dtype == model::DType::FP8) {
     const double ctaRate = peak * 1e12 * t.fp8SmEfficiency;
-    const double waves = e.flops / ctaRate * 1e6 /
-                         (tile.efficiency * e.tileEfficiency * e.kEfficiency *
-                          e.waveEfficiency * e.alignFactor);
-    const double chip = idealCompute / (tile.efficiency * e.alignFactor);
-    e.computeUs = std::max(waves, chip);
+    const double eff = tile.efficiency * e.tileEfficiency * e.kEfficiency *
+                       e.alignFactor;
+    if (streamK) {
+      const double waves = e.flops / ctaRate * 1e6 / (eff * e.waveEfficiency);
+      const double chip = idealCompute / (tile.efficiency * e.alignFactor);
+      e.computeUs = std::max(waves, chip);
+    } else {
+      // One tile (partial tiles cost whole ones) at the per-CTA rate, its
+      // SM's share of ctaRate, and at the whole chip's rate.
+      const double tileFlops = e.flops / double(ctas) / eff;
+      const double oneCta = tileFlops / (ctaRate / double(e.slots)) * 1e6;
+      const double shared = tileFlops / rate * 1e6;
+      const int64_t full = ctas / e.slots, last = ctas % e.slots;
+      e.computeUs =
+          double(full) * std::max(oneCta, double(e.slots) * shared) +
+          (last ? std::max(oneCta, double(last) * shared) : 0.0);
+    }
   }
   // Narrow loads also keep a memory-bound kernel from saturating DRAM.
   double memoryFloor = e.bytes / bw * 1e6;
@@ -212,7 +235,8 @@ GemmEstimate tshape::cost::estimateGemm(const GemmProblem &p,
   // names its dispatch (vLLM's CUTLASS FP8 kernels on Hopper): that tile,
   // K unsplit.
   if (const target::Fp8LinearKernel *k = fp8LinearKernel(p, t))
-    return estimateWithTile(p, t, k->tile, 1, k->streamK);
+    return estimateWithTile(p, t, k->tile, 1, k->streamK, k->clusterM,
+                            k->clusterN);
   GemmEstimate best;
   bool first = true;
   for (const target::TileConfig &tile : t.tiles) {

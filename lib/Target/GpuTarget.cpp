@@ -32,15 +32,20 @@ std::vector<TileConfig> defaultTiles() {
 /// cooperative one; the rest 128 x 128 ping-pong. None splits K or
 /// streams it, and each takes a whole SM's shared memory (CUTLASS's
 /// automatic stage count): one CTA per SM. The tile efficiencies are the
-/// menu's for tiles of that size.
+/// menu's for tiles of that size. Each kernel's ClusterShape, in rows of M
+/// by columns of N (a swapped kernel's (1, c) is c along M): 2 x 1 for
+/// M <= 16 with N <= 1280, 4 x 1 for 16 < M <= 64 with N <= 1280, none for
+/// the other swapped ones, 2 x 1 for M > 64.
 std::vector<Fp8LinearKernel> vllmSm90Fp8Kernels() {
-  // {min M, max M (0: none), max N (0: none), min K, tile}
-  return {{1, 64, 1280, 0, {16, 64, 0.40, 1}},
-          {1, 16, 0, 0, {16, 64, 0.40, 1}},
-          {17, 64, 0, 0, {64, 64, 0.70, 1}},
-          {65, 128, 0, 0, {64, 128, 0.85, 1}},
-          {8192, 0, 0, 6144, {256, 128, 1.00, 1}},
-          {129, 0, 0, 0, {128, 128, 0.95, 1}}};
+  // {min M, max M (0: none), max N (0: none), min K, tile, stream-K,
+  //  cluster M, cluster N}
+  return {{1, 16, 1280, 0, {16, 64, 0.40, 1}, false, 2, 1},
+          {17, 64, 1280, 0, {16, 64, 0.40, 1}, false, 4, 1},
+          {1, 16, 0, 0, {16, 64, 0.40, 1}, false, 1, 1},
+          {17, 64, 0, 0, {64, 64, 0.70, 1}, false, 1, 1},
+          {65, 128, 0, 0, {64, 128, 0.85, 1}, false, 2, 1},
+          {8192, 0, 0, 6144, {256, 128, 1.00, 1}, false, 2, 1},
+          {129, 0, 0, 0, {128, 128, 0.95, 1}, false, 2, 1}};
 }
 
 // Peak order: BF16, FP16, FP32, TF32, FP8 (model::DType).
@@ -203,11 +208,11 @@ Constants a100Decode() {
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
 Constants h100Fp8() {
-  return {{"fp8_math_efficiency", 0.75},
-          {"quantize_efficiency", 0.79},
-          {"quantize_overhead_us", 2.194},
-          {"fp8_output_bytes", 2.075},
-          {"fp8_sm_efficiency", 0.774}};
+  return {{"fp8_math_efficiency", 0.73},
+          {"quantize_efficiency", 0.724},
+          {"quantize_overhead_us", 2.472},
+          {"fp8_output_bytes", 2.0},
+          {"fp8_sm_efficiency", 0.954}};
 }
 Constants b200Fp8() {
   return {{"fp8_math_efficiency", 0.382},
@@ -221,9 +226,9 @@ Constants b200Fp8() {
 /// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
 /// this fit.
 Constants h100Moe() {
-  return {{"grouped_gemm_efficiency", 0.762},
-          {"moe_memory_efficiency", 0.889},
-          {"moe_overhead_us", 21.602}};
+  return {{"grouped_gemm_efficiency", 0.768},
+          {"moe_memory_efficiency", 0.894},
+          {"moe_overhead_us", 21.031}};
 }
 Constants b200Gemm() {
   return {{"math_efficiency", 0.78},     {"memory_efficiency", 0.825},

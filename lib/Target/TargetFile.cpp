@@ -258,14 +258,16 @@ tshape::target::parseTargetJson(const std::string &text, std::string &error) {
       if (!ko) {
         error = "key 'fp8_linear_kernels': each rule must be an object {m, "
                 "n, efficiency, ctas_per_sm, min_m, max_m, max_n, min_k, "
-                "stream_k}";
+                "stream_k, cluster_m, cluster_n}";
         return std::nullopt;
       }
       if (!tile(*ko, k.tile, error) ||
           !integer(*ko, "min_m", k.minM, false, error) ||
           !integer(*ko, "max_m", k.maxM, false, error) ||
           !integer(*ko, "max_n", k.maxN, false, error) ||
-          !integer(*ko, "min_k", k.minK, false, error)) {
+          !integer(*ko, "min_k", k.minK, false, error) ||
+          !integer(*ko, "cluster_m", k.clusterM, false, error) ||
+          !integer(*ko, "cluster_n", k.clusterN, false, error)) {
         error = "key 'fp8_linear_kernels': " + error;
         return std::nullopt;
       }

@@ -120,10 +120,14 @@ DimAlignment alignmentOf(int64_t elements, model::DType dtype,
 
 /// Predicts one GEMM with a given tile and split-K factor. `streamK`
 /// false: the kernel runs its last wave whole (no wave smoothing).
+/// `clusterM` x `clusterN`: the kernel's thread-block cluster; the tiles
+/// along M (N) are rounded up to a multiple of clusterM (clusterN), and
+/// the padding tiles cost whole tiles (CUTLASS's persistent scheduler).
 GemmEstimate estimateWithTile(const GemmProblem &p,
                               const target::GpuTarget &target,
                               const target::TileConfig &tile,
-                              int64_t splitK = 1, bool streamK = true);
+                              int64_t splitK = 1, bool streamK = true,
+                              int64_t clusterM = 1, int64_t clusterN = 1);
 
 /// The rule of `target`'s FP8 linear-layer dispatch that an FP8 linear
 /// layer's GEMM `p` runs (GpuTarget::fp8LinearKernels); nullptr when none

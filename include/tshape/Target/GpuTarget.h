@@ -44,6 +44,12 @@ struct Fp8LinearKernel {
   int64_t minK = 0;           ///< K >= minK
   TileConfig tile;
   bool streamK = false;
+  /// The kernel's thread-block cluster, in CTAs along M (rows) and N
+  /// (columns) of the problem as written (a swapped kernel's cluster with
+  /// its modes exchanged). CUTLASS's persistent tile scheduler rounds the
+  /// tiles along each mode up to whole clusters, and the padding CTAs run
+  /// their main loops on out-of-bounds (zero-filled) operands.
+  int64_t clusterM = 1, clusterN = 1;
   bool admits(int64_t m, int64_t n, int64_t k) const {
     return m >= minM && (maxM == 0 || m <= maxM) && (maxN == 0 || n <= maxN) &&
            k >= minK;
@@ -188,8 +194,9 @@ struct GpuTarget {
   double fp8OutputBytes = 2.0;
   /// The fraction of one SM's share of the FP8 peak (peak / SMs) that one
   /// CTA of an FP8 linear layer's GEMM reaches. fp8MathEfficiency caps the
-  /// whole chip; a GEMM of few CTAs runs each at this rate instead of its
-  /// share of the cap (docs/cost-model.md#fp8-linear-layers). 0: no
+  /// whole chip, a power limit the busy SMs share; a GEMM of few CTAs runs
+  /// each at this rate instead of its share of the cap, a whole-wave
+  /// kernel wave by wave (docs/cost-model.md#fp8-linear-layers). 0: no
   /// per-CTA rate of its own. Model constant, fitted on FP8 linear-layer
   /// timings.
   double fp8SmEfficiency = 0.0;
