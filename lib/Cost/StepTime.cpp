@@ -29,6 +29,7 @@ std::vector<StepLine> StepEstimate::lines() const {
       {"recompute", recompute, 0},
       {"elementwise", elementwise, 0},
       {"tensor-parallel communication", tp.exposed, tp.hidden()},
+      {"expert-parallel communication", ep.exposed, ep.hidden()},
       {"context-parallel communication", cp.exposed, cp.hidden()},
       {"pipeline send/recv", p2p.exposed, p2p.hidden()},
       {"pipeline bubble", bubble, 0},
@@ -465,7 +466,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
 
   // Expert parallelism: each MoE layer's dispatch and combine all-to-alls
   // (and their gradients) among the ep ranks of one expert group, t apart;
-  // exposed, and counted with the tensor-parallel communication.
+  // exposed, a line of its own.
   double layerEp = 0;
   if (par.ep > 1 && lt->allToAlls > 0)
     layerEp = lt->allToAlls *
@@ -535,7 +536,8 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       st.elementwise += memoryBoundSeconds(
           params * (e + 2 * double(plan.bytes.gradients)), target);
     }
-    st.tp.total = st.tp.exposed = n * (layerTp + layerEp);
+    st.tp.total = st.tp.exposed = n * layerTp;
+    st.ep.total = st.ep.exposed = n * layerEp;
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
     st.p2p = p2pOne;
@@ -566,6 +568,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.recompute = md * pace.recompute;
   est.elementwise = md * pace.elementwise;
   est.tp = {md * pace.tp.total, md * pace.tp.exposed};
+  est.ep = {md * pace.ep.total, md * pace.ep.exposed};
   est.cp = {md * pace.cp.total, md * pace.cp.exposed};
   est.p2p = {md * pace.p2p.total, md * pace.p2p.exposed};
 

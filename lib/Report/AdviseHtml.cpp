@@ -302,6 +302,7 @@ void tshape::report::writeHtml(llvm::raw_ostream &os, const AdviseReport &r) {
      << "</code>; " << model::phaseName(r.options.run.phase) << ", b = "
      << r.config.microbatch << ", s = " << r.config.seq << ", tp = "
      << r.config.parallel.tp << ", " << model::dtypeName(r.config.dtype)
+     << escape(linearPrecisionNote(r))
      << ". " << escape(r.options.target.description) << ".</p>\n";
   for (const std::string &n : r.options.notes)
     os << "<p class=\"sub\">Note: " << escape(n) << ".</p>\n";

@@ -69,10 +69,17 @@ std::string runLine(const AdviseReport &r) {
     s += ", kv length = " + std::to_string(run.kvLength);
   s += ", tp = " + std::to_string(c.parallel.tp) + ", " +
        model::dtypeName(c.dtype);
-  return s;
+  return s + linearPrecisionNote(r);
 }
 
 } // namespace
+
+std::string tshape::report::linearPrecisionNote(const AdviseReport &r) {
+  const std::optional<Precision> p = r.options.run.precision;
+  return p && *p != Precision::BF16
+             ? std::string(" (linear layers ") + precisionName(*p) + ")"
+             : std::string();
+}
 
 void tshape::report::writeJson(llvm::raw_ostream &os, const AdviseReport &r) {
   llvm::json::OStream j(os, 2);
@@ -89,6 +96,10 @@ void tshape::report::writeJson(llvm::raw_ostream &os, const AdviseReport &r) {
       j.attribute("kv_length", r.options.run.kvLength);
       j.attribute("tp", c.parallel.tp);
       j.attribute("dtype", model::dtypeName(c.dtype));
+      j.attribute("precision",
+                  r.options.run.precision
+                      ? precisionName(*r.options.run.precision)
+                      : model::dtypeName(c.dtype));
     });
     j.attributeArray("notes", [&] {
       for (const std::string &n : r.options.notes)

@@ -69,12 +69,13 @@ struct StageMicrobatch {
   /// accumulation without StepOptions::gradientAccumulationFusion).
   double elementwise = 0;
   CommTime tp;            ///< tensor-parallel collectives (all exposed)
+  CommTime ep;            ///< expert-parallel all-to-alls (all exposed)
   CommTime cp;            ///< context-parallel ring exchange
   CommTime p2p;           ///< pipeline sends and receives (all exposed)
   /// The critical path of one microbatch on this stage.
   double total() const {
     return forward + backward + recompute + elementwise + tp.exposed +
-           cp.exposed + p2p.exposed;
+           ep.exposed + cp.exposed + p2p.exposed;
   }
 };
 
@@ -105,7 +106,7 @@ struct StepEstimate {
   double compute = 0;     ///< m x (forward + backward)
   double recompute = 0;   ///< m x recompute
   double elementwise = 0; ///< m x elementwise
-  CommTime tp, cp, p2p;   ///< m x one microbatch's
+  CommTime tp, ep, cp, p2p; ///< m x one microbatch's
   double bubble = 0;      ///< (p - 1) / v microbatch times
   /// Gradient reduction and parameter gather; with a tied embedding on
   /// its own stages, the first and last stages' all-reduce of its gradient.

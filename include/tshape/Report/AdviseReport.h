@@ -88,6 +88,9 @@ std::optional<AdviseReport> buildAdviseReport(const model::ModelConfig &config,
                                               std::string &error);
 
 void writeJson(llvm::raw_ostream &os, const AdviseReport &r);
+/// " (linear layers fp8)" when the run's linear layers are not in the
+/// model's type, else "": the run line of every format.
+std::string linearPrecisionNote(const AdviseReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const AdviseReport &r);
 /// One self-contained page: inline CSS and SVG, no script, nothing fetched.
 void writeHtml(llvm::raw_ostream &os, const AdviseReport &r);

@@ -81,8 +81,10 @@ def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
     ListOption<"vary", "vary", "std::string",
                "parameters that may change: vocab, heads, kv_heads, ffn, "
                "hidden, seq, head_dim, moe_ffn, shared_ffn, and (opt-in) "
-               "experts, topk (default: vocab,heads,ffn; with experts also "
-               "moe_ffn,shared_ffn)">,
+               "experts, topk, q_lora_rank, kv_lora_rank, qk_nope_head_dim, "
+               "qk_rope_head_dim, v_head_dim, window (default: "
+               "vocab,heads,ffn; with experts also moe_ffn,shared_ffn "
+               "unless the config ties shared_ffn to moe_ffn)">,
     PhaseOption<"the run to optimize: train prices forward + backward">,
     RemovedTrainingOption,
     ListOption<"phaseMix", "phase-mix", "std::string",
