@@ -9,8 +9,7 @@
 //    monotone in P, and today's model exactly at P = 0;
 //  - a value head dim unlike the query's (MLA's prefill, 192 / 128): FLOPs
 //    2 (d + dv) per pair, and the head dims the target's kernels pad to;
-//  - speculative decoding: the causal mask among the 1 + draft queries;
-//  - FA2's split-KV tiles on Ampere, and the K/V cache write's CTAs.
+//  - speculative decoding: the causal mask among the 1 + draft queries.
 // The GPU is the uncalibrated H100 SXM (132 SMs, 0.8 x 989.4 = 791.52
 // TFLOP/s attention rate, 3,350 GB/s x 0.85 = 2,847.5 GB/s, blocks of 128,
 // no softmax or query-block cost, 2 us per call).
@@ -27,7 +26,6 @@
 
 #include <cmath>
 #include <limits>
-#include <tuple>
 
 using namespace tshape;
 using namespace tshape::cost;
@@ -430,70 +428,4 @@ TEST(CachedAttention, DraftsSeeTheDraftsBeforeThem) {
   KernelEstimate wk = predictKernel(wa, model::DType::BF16, h100());
   EXPECT_DOUBLE_EQ(wk.flops, 2.0 * 32 * 256 * 4 * 1024);
   EXPECT_EQ(wk.decode.keysRead, 1027);
-}
-
-TEST(CachedAttention, Fa2SplitKvTilesOnAmpere) {
-  // vLLM runs FA2 over its paged cache through the split-KV kernel: 64
-  // query rows x 256 keys at d 64, x 128 at d 128, x 64 above, never
-  // packed. One head, a causal 2048 prompt: 32 query blocks of 64. Key
-  // block k (keys Nk..Nk+N-1) is first reached by query block
-  // ceil((Nk + 1) / 64) - 1 = Nk / 64, and runs to the last:
-  //   N 256: 8 key blocks, 32 - 4k each: 8 x 32 - 4 x 28 = 144 pairs;
-  //   N 128: 16 key blocks, 32 - 2k: 16 x 32 - 2 x 120 = 272;
-  //   N 64: 32 key blocks, 32 - k: 32 x 32 - 496 = 528.
-  // The last query block runs every key block (8, 16, 32).
-  const target::GpuTarget &a100 = *target::findBuiltinTarget("a100-80gb");
-  AttentionProblem p;
-  p.heads = 8;
-  p.kvHeads = 1;
-  p.seq = 2048;
-  for (auto [d, n, pairs] : {std::tuple<int64_t, int64_t, double>{64, 256, 144},
-                             {128, 128, 272},
-                             {256, 64, 528}}) {
-    p.headDim = d;
-    AttentionBlocks b = attentionBlocks(p, a100, d);
-    EXPECT_EQ(b.rows, 64) << d;
-    EXPECT_EQ(b.cols, n) << d;
-    EXPECT_EQ(b.queryBlocks, 32) << d;
-    EXPECT_DOUBLE_EQ(b.pairs, pairs) << d;
-    EXPECT_EQ(b.longest, 2048 / n) << d;
-    EXPECT_FALSE(b.packed) << d;
-  }
-}
-
-TEST(CachedAttention, CacheWriteCtas) {
-  // reshape_and_cache_flash: one CTA per new token of min(g d, 512)
-  // threads; an SM holds min(32, 2048 / threads) (Ada: min(24, 1536 /
-  // threads)). 4 sequences of 1000 tokens, 2 us per CTA, no bytes term:
-  //   A100 (108 SMs), g 1 x d 64: 64 threads, 32 per SM:
-  //     4000 / (108 x 32) x 2 = 2.3148 us;
-  //   A100, g 8 x d 128: 512 threads, 4 per SM: 4000 / 432 x 2 = 18.5185;
-  //   L40S (142 SMs), g 8 x d 128: 3 per SM: 4000 / 426 x 2 = 18.7793.
-  // With attention_cache_write_cost 1 the bytes' time adds: 2 x (2 bytes x
-  // 4000 x 8 x 256) = 32,768,000 bytes at 2,039 GB/s = 16.0706 us.
-  target::GpuTarget a100 =
-      target::uncalibrated(*target::findBuiltinTarget("a100-80gb"));
-  a100.attentionCacheWriteCost = 0;
-  a100.attentionCacheWriteCtaUs = 2;
-  target::GpuTarget l40s =
-      target::uncalibrated(*target::findBuiltinTarget("l40s"));
-  l40s.attentionCacheWriteCost = 0;
-  l40s.attentionCacheWriteCtaUs = 2;
-  AttentionProblem p;
-  p.batch = 4;
-  p.seq = 1000;
-  p.heads = 8;
-  p.kvHeads = 1;
-  p.headDim = 64;
-  EXPECT_NEAR(estimateAttention(p, a100).cacheWriteUs, 2.3148, 1e-4);
-  p.kvHeads = 8;
-  p.headDim = 128;
-  EXPECT_NEAR(estimateAttention(p, a100).cacheWriteUs, 18.5185, 1e-4);
-  EXPECT_NEAR(estimateAttention(p, l40s).cacheWriteUs, 18.7793, 1e-4);
-  a100.attentionCacheWriteCost = 1;
-  EXPECT_NEAR(estimateAttention(p, a100).cacheWriteUs, 18.5185 + 16.0706,
-              1e-4);
-  // Keys not the queries' own are written to no cache.
-  p.crossKeys = 512;
-  EXPECT_EQ(estimateAttention(p, a100).cacheWriteUs, 0);
 }
