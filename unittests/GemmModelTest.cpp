@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
+#include <tuple>
 
 using namespace tshape;
 using namespace tshape::cost;
@@ -578,12 +579,13 @@ TEST(GemmModel, AttentionPackedGqaAndTiles) {
   EXPECT_EQ(b.queryBlocks, 64);
   EXPECT_DOUBLE_EQ(b.pairs, 544);
   EXPECT_EQ(b.longest, 16);
-  // Ampere (FA2 in these collections): 128 x 128 blocks, not packed: 136.
+  // Ampere (FA2's split-KV kernel over the paged cache): 64 x 128 blocks,
+  // not packed: 272 per head (AttentionFa2SplitKvTiles).
   const target::GpuTarget a100 =
       target::uncalibrated(*target::findBuiltinTarget("a100-80gb"));
   b = attentionBlocks(attention2048(), a100, 128);
   EXPECT_FALSE(b.packed);
-  EXPECT_DOUBLE_EQ(b.pairs, 136);
+  EXPECT_DOUBLE_EQ(b.pairs, 272);
 }
 
 TEST(GemmModel, AttentionCacheWrite) {
@@ -599,4 +601,70 @@ TEST(GemmModel, AttentionCacheWrite) {
   FusedAttentionEstimate w = estimateAttention(p, t);
   EXPECT_NEAR(w.cacheWriteUs, 16777216.0 / 3350e9 * 1e6, 1e-9);
   EXPECT_NEAR(w.predictedUs - none.predictedUs, w.cacheWriteUs, 1e-9);
+}
+
+TEST(GemmModel, AttentionFa2SplitKvTiles) {
+  // vLLM runs FA2 over its paged cache through the split-KV kernel: 64
+  // query rows x 256 keys at d 64, x 128 at d 128, x 64 above, never
+  // packed. One head, a causal 2048 prompt: 32 query blocks of 64. Key
+  // block k (keys Nk..Nk+N-1) is first reached by query block
+  // ceil((Nk + 1) / 64) - 1 = Nk / 64, and runs to the last:
+  //   N 256: 8 key blocks, 32 - 4k each: 8 x 32 - 4 x 28 = 144 pairs;
+  //   N 128: 16 key blocks, 32 - 2k: 16 x 32 - 2 x 120 = 272;
+  //   N 64: 32 key blocks, 32 - k: 32 x 32 - 496 = 528.
+  // The last query block runs every key block (8, 16, 32).
+  const target::GpuTarget &a100 = *target::findBuiltinTarget("a100-80gb");
+  AttentionProblem p;
+  p.heads = 8;
+  p.kvHeads = 1;
+  p.seq = 2048;
+  for (auto [d, n, pairs] : {std::tuple<int64_t, int64_t, double>{64, 256, 144},
+                             {128, 128, 272},
+                             {256, 64, 528}}) {
+    p.headDim = d;
+    AttentionBlocks b = attentionBlocks(p, a100, d);
+    EXPECT_EQ(b.rows, 64) << d;
+    EXPECT_EQ(b.cols, n) << d;
+    EXPECT_EQ(b.queryBlocks, 32) << d;
+    EXPECT_DOUBLE_EQ(b.pairs, pairs) << d;
+    EXPECT_EQ(b.longest, 2048 / n) << d;
+    EXPECT_FALSE(b.packed) << d;
+  }
+}
+
+TEST(GemmModel, AttentionCacheWriteCtas) {
+  // reshape_and_cache_flash: one CTA per new token of min(g d, 512)
+  // threads; an SM holds min(32, 2048 / threads) (Ada: min(24, 1536 /
+  // threads)). 4 sequences of 1000 tokens, 2 us per CTA, no bytes term:
+  //   A100 (108 SMs), g 1 x d 64: 64 threads, 32 per SM:
+  //     4000 / (108 x 32) x 2 = 2.3148 us;
+  //   A100, g 8 x d 128: 512 threads, 4 per SM: 4000 / 432 x 2 = 18.5185;
+  //   L40S (142 SMs), g 8 x d 128: 3 per SM: 4000 / 426 x 2 = 18.7793.
+  // With attention_cache_write_cost 1 the bytes' time adds: 2 x (2 bytes x
+  // 4000 x 8 x 256) = 32,768,000 bytes at 2,039 GB/s = 16.0706 us.
+  target::GpuTarget a100 =
+      target::uncalibrated(*target::findBuiltinTarget("a100-80gb"));
+  a100.attentionCacheWriteCost = 0;
+  a100.attentionCacheWriteCtaUs = 2;
+  target::GpuTarget l40s =
+      target::uncalibrated(*target::findBuiltinTarget("l40s"));
+  l40s.attentionCacheWriteCost = 0;
+  l40s.attentionCacheWriteCtaUs = 2;
+  AttentionProblem p;
+  p.batch = 4;
+  p.seq = 1000;
+  p.heads = 8;
+  p.kvHeads = 1;
+  p.headDim = 64;
+  EXPECT_NEAR(estimateAttention(p, a100).cacheWriteUs, 2.3148, 1e-4);
+  p.kvHeads = 8;
+  p.headDim = 128;
+  EXPECT_NEAR(estimateAttention(p, a100).cacheWriteUs, 18.5185, 1e-4);
+  EXPECT_NEAR(estimateAttention(p, l40s).cacheWriteUs, 18.7793, 1e-4);
+  a100.attentionCacheWriteCost = 1;
+  EXPECT_NEAR(estimateAttention(p, a100).cacheWriteUs, 18.5185 + 16.0706,
+              1e-4);
+  // Keys not the queries' own are written to no cache.
+  p.crossKeys = 512;
+  EXPECT_EQ(estimateAttention(p, a100).cacheWriteUs, 0);
 }

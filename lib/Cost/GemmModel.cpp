@@ -451,6 +451,20 @@ tshape::cost::estimateAttention(const AttentionProblem &p,
                1e6;
   f.cacheWriteUs = t.attentionCacheWriteCost * 2.0 * kvBytes /
                    (t.memoryBandwidthGBs * 1e9) * 1e6;
+  // It runs one CTA per new token of min(g (d), 512) threads
+  // (csrc/cache_kernels.cu), an SM holding min(smMaxCtas, smMaxThreads /
+  // threads) of them: at few kv heads it is bound by its CTAs' latency,
+  // attentionCacheWriteCtaUs per CTA over the resident ones, not by its
+  // bytes. Both add.
+  if (kvBytes > 0) {
+    const int64_t threads =
+        std::min<int64_t>(512, ceilDiv(p.kvHeads * p.headDim, 32) * 32);
+    const int64_t resident = std::max<int64_t>(
+        1, std::min(t.smMaxCtas, t.smMaxThreads / threads));
+    f.cacheWriteUs += double(p.batch) * double(p.seq) /
+                      double(t.smCount * resident) *
+                      t.attentionCacheWriteCtaUs;
+  }
   // Every (query block, key block) pair loads the key block's K and V
   // tiles (cols keys of d and dv elements). The query heads of one kv head
   // load the same tiles, so the traffic scales with the kv heads;

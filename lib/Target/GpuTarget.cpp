@@ -111,6 +111,22 @@ GpuTarget make(const char *name, const char *desc, const char *arch, int64_t sms
     if (!volta)
       t.fusedHeadDims = {32, 64, 96, 128, 160, 192, 224, 256};
   }
+  // FlashAttention 2 on Ampere and Ada as vLLM calls it over its paged KV
+  // cache: mha_varlen_fwd with a block table runs run_mha_fwd(params,
+  // stream, paged_KV), which forces the split-KV kernel whatever the
+  // splits (csrc/flash_attn/flash_api.cpp in vllm-project/flash-attention),
+  // and run_mha_fwd_splitkv_dispatch (flash_fwd_launch_template.h) gives
+  // it kBlockM = 64 at every head dim and kBlockN = 256 up to head dim 64,
+  // 128 up to 128, 64 above, with or without a window. Not packed.
+  if (std::string(arch) == "ampere" || std::string(arch) == "ada")
+    for (int64_t d : t.fusedHeadDims) {
+      const int64_t n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+      t.attentionTiles.push_back({d, 64, n, n, n});
+    }
+  if (std::string(arch) == "ada") {
+    t.smMaxThreads = 1536;
+    t.smMaxCtas = 24;
+  }
   // An FP8 linear layer on Hopper runs vLLM's CUTLASS kernels (vLLM
   // 0.19, csrc/quantization/cutlass_w8a8/c3x/scaled_mm_sm90_fp8_dispatch.cuh;
   // on Blackwell FlashInfer's cuBLASLt path comes first: the library's
@@ -138,14 +154,15 @@ Constants h100Gemm() {
           {"split_k_min_k", 2621.44}};
 }
 Constants h100Attention() {
-  return {{"attention_efficiency", 0.861},
-          {"attention_overhead_us", 9.031},
-          {"attention_softmax_dim", 88.2},
-          {"attention_query_block_cost", 2.878},
-          {"attention_kv_reuse", 10.279},
-          {"attention_kv_overlap_exponent", 1},
-          {"attention_memory_efficiency", 0.575},
-          {"attention_cache_write_cost", 0}};
+  return {{"attention_efficiency", 0.712},
+          {"attention_overhead_us", 9},
+          {"attention_softmax_dim", 82.6},
+          {"attention_query_block_cost", 2.456},
+          {"attention_kv_reuse", 64},
+          {"attention_kv_overlap_exponent", 6.95},
+          {"attention_memory_efficiency", 0.561},
+          {"attention_cache_write_cost", 0},
+          {"attention_cache_write_cta_us", 0.016}};
 }
 Constants a100Gemm() {
   return {{"math_efficiency", 0.862},    {"memory_efficiency", 0.759},
@@ -154,23 +171,24 @@ Constants a100Gemm() {
           {"split_k_min_k", 1433.6}};
 }
 Constants a100Attention() {
-  return {{"attention_efficiency", 0.593},
-          {"attention_overhead_us", 9.203},
+  return {{"attention_efficiency", 0.589},
+          {"attention_overhead_us", 9.25},
           {"attention_softmax_dim", 0},
-          {"attention_query_block_cost", 0.978},
-          {"attention_kv_reuse", 7.179},
-          {"attention_kv_overlap_exponent", 1.013},
-          {"attention_memory_efficiency", 0.385},
-          {"attention_cache_write_cost", 2.338}};
+          {"attention_query_block_cost", 0.769},
+          {"attention_kv_reuse", 6.361},
+          {"attention_kv_overlap_exponent", 1.883},
+          {"attention_memory_efficiency", 0.518},
+          {"attention_cache_write_cost", 0.438},
+          {"attention_cache_write_cta_us", 4.216}};
 }
 /// Decode attention, fitted on the decode timings of the vLLM collection
 /// the README calls the default (H100: vLLM 0.19; A100: vLLM 0.14).
 /// targets/h100-sxm-vllm0.24.json holds the fit on vLLM 0.24 (the stack
 /// is a choice: docs/model-accuracy.md#decode-attention).
 Constants h100Decode() {
-  return {{"decode_memory_efficiency", 0.998},   {"decode_overhead_us", 6.313},
-          {"decode_cta_us", 3.145},          {"decode_sm_bandwidth", 12.815},
-          {"decode_combine_us", 2.059},      {"decode_overlap_exponent", 1.217},
+  return {{"decode_memory_efficiency", 1},   {"decode_overhead_us", 6.313},
+          {"decode_cta_us", 3.177},          {"decode_sm_bandwidth", 13.275},
+          {"decode_combine_us", 2.048},      {"decode_overlap_exponent", 1.271},
           // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
           // left at their guesses.
           {"decode_split_combine_us", 0.1},  {"decode_out_copy_us", 2},
@@ -180,30 +198,31 @@ Constants h100Decode() {
 /// 3 and 4 kernels): the built-in h100-sxm-vllm0.24, the other attention
 /// stack (docs/model-accuracy.md#attention-stacks).
 Constants h100Vllm024Attention() {
-  return {{"attention_efficiency", 1},
-          {"attention_overhead_us", 11.281},
-          {"attention_softmax_dim", 102.1},
-          {"attention_query_block_cost", 2.587},
-          {"attention_kv_reuse", 4.504},
-          {"attention_kv_overlap_exponent", 1.099},
-          {"attention_memory_efficiency", 0.447},
-          {"attention_cache_write_cost", 2.441}};
+  return {{"attention_efficiency", 0.846},
+          {"attention_overhead_us", 11.016},
+          {"attention_softmax_dim", 88.7},
+          {"attention_query_block_cost", 2.606},
+          {"attention_kv_reuse", 6.487},
+          {"attention_kv_overlap_exponent", 1.193},
+          {"attention_memory_efficiency", 0.594},
+          {"attention_cache_write_cost", 0.971},
+          {"attention_cache_write_cta_us", 1.95}};
 }
 Constants h100Vllm024Decode() {
-  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.569},
-          {"decode_cta_us", 3.199},        {"decode_sm_bandwidth", 16},
-          {"decode_combine_us", 1.916},    {"decode_overlap_exponent", 1.112},
+  return {{"decode_memory_efficiency", 1}, {"decode_overhead_us", 8.491},
+          {"decode_cta_us", 3.312},        {"decode_sm_bandwidth", 16},
+          {"decode_combine_us", 1.916},    {"decode_overlap_exponent", 1.156},
           // FlashAttention 2's merge and copies: no effect on Hopper's FA3,
           // left at their guesses.
           {"decode_split_combine_us", 0.1}, {"decode_out_copy_us", 2},
           {"decode_query_copy_us", 2}};
 }
 Constants a100Decode() {
-  return {{"decode_memory_efficiency", 0.733},  {"decode_overhead_us", 7.266},
-          {"decode_cta_us", 4.253},             {"decode_sm_bandwidth", 1.373},
-          {"decode_combine_us", 4.298},        {"decode_overlap_exponent", 3.942},
-          {"decode_split_combine_us", 0.2},  {"decode_out_copy_us", 1.297},
-          {"decode_query_copy_us", 5.961}};
+  return {{"decode_memory_efficiency", 0.738},  {"decode_overhead_us", 7.25},
+          {"decode_cta_us", 4.23},             {"decode_sm_bandwidth", 1.403},
+          {"decode_combine_us", 4.284},        {"decode_overlap_exponent", 3.767},
+          {"decode_split_combine_us", 0.2},  {"decode_out_copy_us", 1.33},
+          {"decode_query_copy_us", 5.969}};
 }
 /// FP8 linear layers (the GEMM and its input's static per-tensor cast),
 /// fitted on the fp8 rows of the GEMM files from the bf16 GEMM fit.
@@ -375,6 +394,8 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
        &GpuTarget::attentionMemoryEfficiency, prefill},
       {"attention_cache_write_cost", 0.0, 4.0,
        &GpuTarget::attentionCacheWriteCost, prefill},
+      {"attention_cache_write_cta_us", 0.0, 8.0,
+       &GpuTarget::attentionCacheWriteCtaUs, prefill},
       {"decode_memory_efficiency", 0.30, 1.00,
        &GpuTarget::decodeMemoryEfficiency, decode},
       {"decode_overhead_us", 0.0, 40.0, &GpuTarget::decodeOverheadUs, decode},

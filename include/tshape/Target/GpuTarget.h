@@ -64,6 +64,11 @@ struct GpuTarget {
   /// derivation from another GPU's fit, a target file or the guesses.
   std::string constantsSource = "uncalibrated guesses";
   int64_t smCount = 0;
+  /// The most threads and CTAs one SM holds at once (the CUDA C++
+  /// Programming Guide, "Technical Specifications per Compute Capability":
+  /// 2048 and 32 on compute capability 7.0, 8.0, 9.0 and 10.0; 1536 and 24
+  /// on 8.9, Ada).
+  int64_t smMaxThreads = 2048, smMaxCtas = 32;
   /// Dense tensor-core peak in TFLOP/s, indexed by model::DType; 0 means the
   /// type has no GEMM path on this GPU.
   double peakTflops[kNumDTypes] = {0, 0, 0, 0, 0};
@@ -103,10 +108,12 @@ struct GpuTarget {
   /// Query and key rows per attention block (FlashAttention's tile) when
   /// attentionTiles has no entry for the head dim.
   int64_t attentionBlock = 128;
-  /// FlashAttention 3's forward tile (kBlockM queries x kBlockN keys) per
-  /// padded query/key head dim, as vLLM runs it over its paged KV cache
-  /// (hopper/tile_size.h, tile_size_fwd_sm90 with paged_kv_non_TMA; see
-  /// docs/cost-model.md#fused-attention). Empty: attentionBlock square.
+  /// The FlashAttention forward tile (kBlockM queries x kBlockN keys) per
+  /// padded query/key head dim, as vLLM runs it over its paged KV cache:
+  /// FA3 on Hopper (hopper/tile_size.h, tile_size_fwd_sm90 with
+  /// paged_kv_non_TMA), FA2's split-KV kernel on Ampere and Ada
+  /// (run_mha_fwd_splitkv_dispatch; see docs/cost-model.md#fused-attention).
+  /// Empty: attentionBlock square.
   /// Built-in only: a target file keeps its base's.
   struct AttentionTile {
     /// kBlockN causal, with a window (FA3's "local"), and neither.
@@ -137,6 +144,12 @@ struct GpuTarget {
   /// constants, fitted on prefill attention timings.
   double attentionMemoryEfficiency = 0.85;
   double attentionCacheWriteCost = 0;
+  /// The cache write's latency per CTA: reshape_and_cache_flash runs one
+  /// CTA per new token of min(kv heads x head dim, 512) threads, and an SM
+  /// holds min(smMaxCtas, smMaxThreads / threads) of them at once; the
+  /// tokens over (SMs x that) times this (us) is added to the write's bytes
+  /// time. Model constant, fitted on prefill attention timings.
+  double attentionCacheWriteCtaUs = 0;
   /// Decode attention (one query token per sequence over a KV cache,
   /// Cost/DecodeAttention.h; docs/cost-model.md#decode-attention). Model
   /// constants, fitted on decode timings: the fraction of the datasheet
