@@ -548,6 +548,22 @@ def write_stack(w, stack):
       "the decode fits; `test/Predict/measured-accuracy.test` the held-out "
       "comparison of both stacks.")
     w("")
+    w(f"Commands for {label} (as above; `h100-gemm-guess.json` is the H100 "
+      "GEMM fit without its attention and decode constants, which start at "
+      "their guesses; each fit keeps only its own prefix's constants, "
+      "`attention_` then `decode_`):")
+    w("")
+    w("```")
+    w(f"tshape-calibrate --target-file=h100-gemm-guess.json "
+      f"$D/context-attention-{name}.csv -o {name}-prefill.json")
+    w(f"tshape-calibrate --target-file={name}-prefill.json "
+      f"$D/generation-attention-{name}.csv -o {name}-decode.json")
+    for f in (f"context-attention-{name}.csv",
+              f"generation-attention-{name}.csv"):
+        for t in (name, target):
+            w(f"tshape-predict --compare --part=held-out --target={t} $D/{f}")
+    w("```")
+    w("")
 
 
 def write_moe(w, moe):
