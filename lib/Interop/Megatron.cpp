@@ -35,11 +35,13 @@ std::string layerPattern(const ModelConfig &c, Has has) {
   return "\"(" + s + ")\"";
 }
 
+bool isMoe(const LayerKind &k) {
+  return std::count(k.blocks.begin(), k.blocks.end(), BlockKind::Moe) > 0;
+}
+
 /// --moe-layer-freq: which layers are MoE (1) or dense (0).
 std::string moeLayerFreq(const ModelConfig &c) {
-  return layerPattern(c, [](const LayerKind &k) {
-    return std::count(k.blocks.begin(), k.blocks.end(), BlockKind::Moe) > 0;
-  });
+  return layerPattern(c, isMoe);
 }
 
 /// Sliding-window attention (megatron/training/arguments.py:
@@ -102,7 +104,13 @@ void moeArguments(const ModelConfig &c, ArgLine &line,
   if (value(Param::SharedExperts))
     line.arg("--moe-shared-expert-intermediate-size",
              value(Param::SharedExperts) * value(Param::SharedFfn));
-  if (!c.stack.empty())
+  // Only when some layer is dense (a stack may be heterogeneous in its
+  // attention alone: gpt-oss's windows).
+  bool dense = false;
+  for (const StackSegment &seg : c.stack)
+    for (const LayerKind &k : seg.pattern)
+      dense |= !isMoe(k);
+  if (dense)
     line.flag("--moe-layer-freq " + moeLayerFreq(c));
   line.flag("--moe-grouped-gemm --moe-token-dispatcher-type alltoall");
   if (int64_t cap = value(Param::Capacity); cap > 0 && cap != 100) {
@@ -202,9 +210,18 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
   if (hasBlock(c, BlockKind::Mla))
     mlaArguments(c, line, notes);
   windowArguments(c, line, notes);
-  if ((c.mlp.gated || value(Param::Experts)) &&
-      (value(Param::Ffn) == 0 || c.mlp.activation == Activation::SiLU))
+  if (c.modelType == "gpt_oss") {
+    // gpt-oss's experts run x * sigmoid(1.702 x) gated, clamped at 7, with
+    // the up projection offset by 1, and its attention has learned sinks:
+    // no GEMM effect (the importer reads past them), written as the public
+    // gpt-oss launches of Megatron-LM write them.
+    line.flag("--quick-geglu --glu-linear-offset 1.0 "
+              "--activation-func-clamp-value 7.0 --softmax-type learnable");
+  } else if ((c.mlp.gated || value(Param::Experts)) &&
+             (value(Param::Ffn) == 0 ||
+              c.mlp.activation == Activation::SiLU)) {
     line.flag("--swiglu");
+  }
   if (!c.tiedEmbeddings)
     line.flag("--untie-embeddings-and-output-weights");
   if (c.dtype == DType::BF16)
