@@ -28,6 +28,8 @@ const RoleInfo kRoles[] = {
      "wgrad"},
     {Role::MoeSharedGate, "moe_shared_gate", RoleGroup::Mlp, true, "dgrad",
      "wgrad"},
+    {Role::MoeSharedGateUp, "moe_shared_gate_up", RoleGroup::Mlp, true,
+     "dgrad", "wgrad"},
     {Role::MoeSharedUp, "moe_shared_up", RoleGroup::Mlp, true, "dgrad",
      "wgrad"},
     {Role::MoeSharedDown, "moe_shared_down", RoleGroup::Mlp, true, "dgrad",

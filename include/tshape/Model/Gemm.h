@@ -40,6 +40,7 @@ enum class Role : uint8_t {
   MoeExpertGateUp, ///< both as one grouped GEMM (a fused layout)
   MoeExpertDown,   ///< routed experts' down projections (grouped)
   MoeSharedGate,   ///< shared experts' gate projection
+  MoeSharedGateUp, ///< shared experts' gate and up as one GEMM (fused layout)
   MoeSharedUp,     ///< shared experts' up projection
   MoeSharedDown,   ///< shared experts' down projection
   MoeDispatch,     ///< all-to-all sending tokens to their experts' ranks

@@ -167,6 +167,7 @@ Value tshape::lowering::lowerMoe(Lowerer &l, Operation *opaque, Value x2,
                         *up = Lowerer::find(ks, Role::MoeExpertUp),
                         *down = Lowerer::find(ks, Role::MoeExpertDown),
                         *sGate = Lowerer::find(ks, Role::MoeSharedGate),
+                        *sGateUp = Lowerer::find(ks, Role::MoeSharedGateUp),
                         *sUp = Lowerer::find(ks, Role::MoeSharedUp),
                         *sDown = Lowerer::find(ks, Role::MoeSharedDown);
   const tshape::Activation act = op.getActivation();
@@ -181,16 +182,19 @@ Value tshape::lowering::lowerMoe(Lowerer &l, Operation *opaque, Value x2,
   Value ye = expertMlp(l, gateUp, gate, up ? *up : *gateUp, *down, xe, act,
                        expertSteps, /*grouped=*/true);
   Value out = combine(l, ye, tokens, topk);
-  if (sUp)
-    out = l.add(out, expertMlp(l, nullptr, sGate, *sUp, *sDown, x2, act,
-                               sharedSteps, /*grouped=*/false));
+  if (sUp || sGateUp)
+    out = l.add(out, expertMlp(l, sGateUp, sGate, sUp ? *sUp : *sGateUp,
+                               *sDown, x2, act, sharedSteps,
+                               /*grouped=*/false));
   const bool fused = gateUp != nullptr, gated = gate || gateUp,
-             sharedGated = sGate != nullptr, hasShared = sUp != nullptr;
+             sharedFused = sGateUp != nullptr,
+             sharedGated = sGate || sGateUp,
+             hasShared = sUp || sGateUp;
   branchBackward = [=, &l](Value g) {
     // In reverse of the forward: shared experts, routed experts, router.
     Value dX;
     if (hasShared)
-      dX = expertMlpBackward(l, sharedSteps, false, sharedGated, g);
+      dX = expertMlpBackward(l, sharedSteps, sharedFused, sharedGated, g);
     Value dYe = dispatch(l, g, groups, m);
     Value dXe = expertMlpBackward(l, expertSteps, fused, gated, dYe);
     Value dRouted = combine(l, dXe, tokens, topk);

@@ -84,9 +84,15 @@ std::vector<Kernel> tshape::model::moeKernels(const ModelConfig &c,
       g.inputShared = input;
       out.push_back(std::move(g));
     };
-    if (c.moe.gated)
-      shared(Role::MoeSharedGate, fs, hidden);
-    shared(Role::MoeSharedUp, fs, hidden, c.moe.gated);
+    // The fused layout (fuse-gated-mlp) runs the shared experts' gate and
+    // up as one GEMM too, as Megatron-LM's SharedExpertMLP's linear_fc1.
+    if (c.moe.gated && c.mlp.fusedGateUp) {
+      shared(Role::MoeSharedGateUp, E::constant(2) * fs, hidden);
+    } else {
+      if (c.moe.gated)
+        shared(Role::MoeSharedGate, fs, hidden);
+      shared(Role::MoeSharedUp, fs, hidden, c.moe.gated);
+    }
     shared(Role::MoeSharedDown, hidden, fs);
   }
   return out;
