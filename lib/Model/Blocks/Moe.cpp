@@ -61,40 +61,36 @@ std::vector<Kernel> tshape::model::moeKernels(const ModelConfig &c,
     allToAll(Role::MoeDispatch);
   const E groups = perRank(Param::Experts), m = tokensPerExpert(c, run);
   const E f = perRank(Param::MoeFfn);
-  // A gated pair's up projection reads its gate's x (inputShared).
-  auto expert = [&](Role r, E n, E k, bool shared = false) {
-    GemmSpec g = blockGemm(env, r, layer, groups, m, n, k, false, true);
+  // One expert GEMM of the routed (grouped over `batch`, `rows` tokens
+  // each) or the shared experts; a gated pair's up projection reads its
+  // gate's x (inputShared).
+  auto gemm = [&](E batch, E rows, Role r, E n, E k, bool shared) {
+    GemmSpec g = blockGemm(env, r, layer, batch, rows, n, k, false, true);
     g.inputShared = shared;
     out.push_back(std::move(g));
   };
-  if (c.moe.gated && c.mlp.fusedGateUp) {
-    expert(Role::MoeExpertGateUp, E::constant(2) * f, hidden);
-  } else {
-    if (c.moe.gated)
-      expert(Role::MoeExpertGate, f, hidden);
-    expert(Role::MoeExpertUp, f, hidden, c.moe.gated);
-  }
-  expert(Role::MoeExpertDown, hidden, f);
-  if (ep > 1)
-    allToAll(Role::MoeCombine);
-  if (c.moe.sharedExperts > 0 && c.moe.sharedInner > 0) {
-    const E fs = E::param(Param::SharedExperts) * perRank(Param::SharedFfn);
-    auto shared = [&](Role r, E n, E k, bool input = false) {
-      GemmSpec g = blockGemm(env, r, layer, E(), tokens, n, k, false, true);
-      g.inputShared = input;
-      out.push_back(std::move(g));
-    };
-    // The fused layout (fuse-gated-mlp) runs the shared experts' gate and
-    // up as one GEMM too, as Megatron-LM's SharedExpertMLP's linear_fc1.
+  // Gate and up of width `w`: one GEMM of width 2w in the fused layout
+  // (fuse-gated-mlp: fused_moe's w13, Megatron-LM's linear_fc1 for the
+  // routed and the shared experts alike), else two; then down.
+  auto experts = [&](E batch, E rows, Role gateUp, Role gate, Role up,
+                     Role down, E w) {
     if (c.moe.gated && c.mlp.fusedGateUp) {
-      shared(Role::MoeSharedGateUp, E::constant(2) * fs, hidden);
+      gemm(batch, rows, gateUp, E::constant(2) * w, hidden, false);
     } else {
       if (c.moe.gated)
-        shared(Role::MoeSharedGate, fs, hidden);
-      shared(Role::MoeSharedUp, fs, hidden, c.moe.gated);
+        gemm(batch, rows, gate, w, hidden, false);
+      gemm(batch, rows, up, w, hidden, c.moe.gated);
     }
-    shared(Role::MoeSharedDown, hidden, fs);
-  }
+    gemm(batch, rows, down, hidden, w, false);
+  };
+  experts(groups, m, Role::MoeExpertGateUp, Role::MoeExpertGate,
+          Role::MoeExpertUp, Role::MoeExpertDown, f);
+  if (ep > 1)
+    allToAll(Role::MoeCombine);
+  if (c.moe.sharedExperts > 0 && c.moe.sharedInner > 0)
+    experts(E(), tokens, Role::MoeSharedGateUp, Role::MoeSharedGate,
+            Role::MoeSharedUp, Role::MoeSharedDown,
+            E::param(Param::SharedExperts) * perRank(Param::SharedFfn));
   return out;
 }
 
