@@ -8,7 +8,9 @@
 
 #include "tshape/Interop/HFConfig.h"
 
+#include "HFArchitecture.h"
 #include "HFConfigTypes.h"
+#include "HFReader.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -23,6 +25,7 @@ using model::Param;
 using model::setParam;
 namespace json = llvm::json;
 using hf::Keys;
+using hf::Reader;
 using hf::TypeSpec;
 using hf::typeSpecs;
 
@@ -77,233 +80,6 @@ std::vector<std::pair<model::Param, std::string>> tshape::hfKeysInUse() {
 }
 
 namespace {
-
-/// A small scanner over JSON text (already parsed, so well formed): where
-/// each value starts and ends, to find where a key is written.
-struct JsonScan {
-  llvm::StringRef t;
-  size_t i = 0;
-  void ws() {
-    while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' ||
-                            t[i] == '\r'))
-      ++i;
-  }
-  /// Reads a string at i (at its opening quote); its unescaped-enough
-  /// contents (keys of configs have no escapes worth decoding).
-  std::string str() {
-    std::string out;
-    for (++i; i < t.size() && t[i] != '"'; ++i) {
-      if (t[i] == '\\' && i + 1 < t.size())
-        ++i;
-      out += t[i];
-    }
-    ++i;
-    return out;
-  }
-  void skipValue() {
-    ws();
-    if (i >= t.size())
-      return;
-    if (t[i] == '"') {
-      str();
-      return;
-    }
-    if (t[i] == '{' || t[i] == '[') {
-      int depth = 0;
-      for (; i < t.size(); ++i) {
-        if (t[i] == '"') {
-          str();
-          --i;
-        } else if (t[i] == '{' || t[i] == '[') {
-          ++depth;
-        } else if ((t[i] == '}' || t[i] == ']') && --depth == 0) {
-          ++i;
-          return;
-        }
-      }
-      return;
-    }
-    while (i < t.size() && !llvm::StringRef(",}] \t\r\n").contains(t[i]))
-      ++i;
-  }
-};
-
-/// The offset of the key `path.back()` in the object reached from the top
-/// level through the keys before it; npos when there is none.
-size_t keyOffset(llvm::StringRef text, llvm::ArrayRef<std::string> path) {
-  JsonScan s{text};
-  s.ws();
-  for (size_t depth = 0; depth < path.size(); ++depth) {
-    if (s.i >= text.size() || text[s.i] != '{')
-      return llvm::StringRef::npos;
-    ++s.i;
-    bool found = false;
-    while (true) {
-      s.ws();
-      if (s.i >= text.size() || text[s.i] != '"')
-        return llvm::StringRef::npos;
-      const size_t at = s.i;
-      const std::string key = s.str();
-      s.ws();
-      ++s.i; // ':'
-      s.ws();
-      if (key == path[depth]) {
-        if (depth + 1 == path.size())
-          return at;
-        found = true;
-        break;
-      }
-      s.skipValue();
-      s.ws();
-      if (s.i >= text.size() || text[s.i] != ',')
-        return llvm::StringRef::npos;
-      ++s.i;
-    }
-    if (!found)
-      return llvm::StringRef::npos;
-  }
-  return llvm::StringRef::npos;
-}
-
-/// Reads keys of one JSON object and records the first problem.
-class Reader {
-public:
-  /// `origin`: the sub-object (DBRX's attn_config, Gemma 3's text_config)
-  /// a key of a merged object was read from; absent: the root.
-  Reader(llvm::StringRef text, const json::Object &obj, ImportDiagnostic &diag,
-         const std::map<std::string, std::string> *origin = nullptr)
-      : text(text), obj(obj), diag(diag), origin(origin) {}
-
-  /// The first of `keys` present and not null, or nullptr.
-  const char *find(const Keys &keys) const {
-    for (const char *k : keys)
-      if (const json::Value *v = obj.get(k); v && v->kind() != json::Value::Null)
-        return k;
-    return nullptr;
-  }
-
-  /// A positive integer under one of `keys`; `fallback` when absent (0:
-  /// required).
-  std::optional<int64_t> size(const Keys &keys, int64_t fallback,
-                              const char *what) {
-    const char *key = find(keys);
-    if (!key) {
-      if (fallback > 0)
-        return fallback;
-      return fail(nullptr, llvm::formatv("missing required key '{0}' ({1})",
-                                         keys.empty() ? what : keys.front(),
-                                         what));
-    }
-    const json::Value &v = *obj.get(key);
-    std::optional<int64_t> i = v.getAsInteger();
-    if (!i) {
-      if (v.kind() == json::Value::Number)
-        return fail(key, llvm::formatv("key '{0}': expected an integer that "
-                                       "fits in 64 bits, got {1}",
-                                       key, render(v)));
-      return fail(key, llvm::formatv("key '{0}': expected an integer, got "
-                                     "{1} {2}",
-                                     key, kindName(v), render(v)));
-    }
-    if (*i <= 0)
-      return fail(key, llvm::formatv("key '{0}': {1} must be positive, got "
-                                     "{2}",
-                                     key, what, *i));
-    return i;
-  }
-
-  /// A boolean under one of `keys`, or `fallback`.
-  std::optional<bool> flag(const Keys &keys, bool fallback) {
-    const char *key = find(keys);
-    if (!key)
-      return fallback;
-    if (auto b = obj.get(key)->getAsBoolean())
-      return *b;
-    return fail(key, llvm::formatv("key '{0}': expected true or false, got "
-                                   "{1} {2}",
-                                   key, kindName(*obj.get(key)),
-                                   render(*obj.get(key))),
-                std::optional<bool>());
-  }
-
-  /// A string under one of `keys`; nullopt when absent (no error) or
-  /// mistyped (error).
-  std::optional<std::string> string(const Keys &keys, const char **usedKey) {
-    const char *key = find(keys);
-    *usedKey = key;
-    if (!key)
-      return std::nullopt;
-    if (auto s = obj.get(key)->getAsString())
-      return s->str();
-    fail(key, llvm::formatv("key '{0}': expected a string, got {1} {2}", key,
-                            kindName(*obj.get(key)), render(*obj.get(key))));
-    return std::nullopt;
-  }
-
-  bool failed() const { return !diag.message.empty(); }
-
-  /// Records `message` at `key` (or the whole file); returns `ret`.
-  template <typename T = std::optional<int64_t>>
-  T fail(const char *key, const std::string &message, T ret = T()) {
-    if (diag.message.empty()) {
-      diag.message = message;
-      if (key)
-        locate(key);
-    }
-    return ret;
-  }
-
-  /// Sets the diagnostic's line and column to where `"key"` is written:
-  /// in the sub-object it was read from, else at the top level (never a
-  /// key of that name at another depth).
-  void locate(const char *key) {
-    std::vector<std::string> path;
-    if (origin)
-      if (auto it = origin->find(key); it != origin->end())
-        path.push_back(it->second);
-    path.push_back(key);
-    size_t pos = keyOffset(text, path);
-    if (pos == llvm::StringRef::npos)
-      return;
-    llvm::StringRef before = text.take_front(pos);
-    diag.line = before.count('\n') + 1;
-    size_t nl = before.rfind('\n');
-    diag.column = pos - (nl == llvm::StringRef::npos ? 0 : nl + 1) + 1;
-  }
-
-  static const char *kindName(const json::Value &v) {
-    switch (v.kind()) {
-    case json::Value::Null:
-      return "null";
-    case json::Value::Boolean:
-      return "boolean";
-    case json::Value::Number:
-      return "number";
-    case json::Value::String:
-      return "string";
-    case json::Value::Array:
-      return "array";
-    case json::Value::Object:
-      return "object";
-    }
-    return "value";
-  }
-
-  static std::string render(const json::Value &v) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << v;
-    if (s.size() > 40)
-      s = s.substr(0, 37) + "...";
-    return s;
-  }
-
-private:
-  llvm::StringRef text;
-  const json::Object &obj;
-  ImportDiagnostic &diag;
-  const std::map<std::string, std::string> *origin;
-};
 
 std::optional<Activation> parseActivation(llvm::StringRef s) {
   if (s.starts_with("gelu"))
@@ -874,6 +650,9 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   }
 
   if (!spec->kvLoraRank.empty() && !readMla(*spec, r, c))
+    return std::nullopt;
+  // What the model is beyond its sizes (positions, norms, biases, router).
+  if (!hf::readArchitecture(family, r, c.arch))
     return std::nullopt;
 
   if (auto v = checkModel(c)) {

@@ -13,6 +13,7 @@
 #ifndef TSHAPE_MODEL_TRANSFORMER_H
 #define TSHAPE_MODEL_TRANSFORMER_H
 
+#include "tshape/Model/Architecture.h"
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Kernel.h"
 #include "tshape/Model/Parallelism.h"
@@ -153,6 +154,9 @@ struct ModelConfig {
   std::vector<StackSegment> stack;
   ResidualMode residual = ResidualMode::Sequential;
   bool tiedEmbeddings = false;
+  /// What the model is beyond its sizes (positions, norms, biases, router):
+  /// no GEMM reads it; the Megatron-LM writer does.
+  Architecture arch;
 
   /// d, resolving the implicit hidden / heads (model::headDim).
   int64_t headDim() const;

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace {
@@ -83,6 +85,9 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   if (!c.modelType.empty())
     fn->setAttr(::tshape::TShapeDialect::kModelTypeAttrName,
                 b.getStringAttr(c.modelType));
+  if (c.arch.stated)
+    fn->setAttr(::tshape::TShapeDialect::kArchitectureAttrName,
+                tshape::architectureAttr(ctx, c.arch));
   if (c.dtype == tshape::model::DType::TF32)
     fn->setAttr(tshape::TShapeDialect::kMathAttrName,
                 tshape::MathModeAttr::get(
@@ -272,6 +277,10 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   c.parallel = getParallelism(fn);
   if (auto t = fn->getAttrOfType<StringAttr>(TShapeDialect::kModelTypeAttrName))
     c.modelType = t.str();
+  if (auto d = fn->getAttrOfType<DictionaryAttr>(
+          TShapeDialect::kArchitectureAttrName))
+    if (!parseArchitecture(d, c.arch, error))
+      return std::nullopt;
   // The first op of each config group, the layers of each sub-layer block
   // (each op times its enclosing repeats), and every parameter stated.
   llvm::StringMap<BlockOpInterface> groupFirst;
@@ -416,4 +425,95 @@ void tshape::applyModelConfig(func::FuncOp fn, const model::ModelConfig &from,
   fn.setFunctionType(b.getFunctionType(
       entry.getArgumentTypes(),
       entry.getTerminator()->getOperandTypes()));
+}
+
+DictionaryAttr tshape::architectureAttr(MLIRContext *ctx,
+                                        const model::Architecture &arch) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> entries;
+  for (const auto &[field, v] : model::changedArchFields(arch)) {
+    Attribute a;
+    switch (v.kind) {
+    case model::ArchValue::Bool:
+      a = b.getBoolAttr(v.b);
+      break;
+    case model::ArchValue::Int:
+      a = b.getI64IntegerAttr(v.i);
+      break;
+    case model::ArchValue::Real:
+      a = b.getF64FloatAttr(v.d);
+      break;
+    case model::ArchValue::Choice:
+      a = b.getStringAttr(v.s);
+      break;
+    }
+    entries.push_back(b.getNamedAttr(field->key, a));
+  }
+  return b.getDictionaryAttr(entries);
+}
+
+bool tshape::parseArchitecture(DictionaryAttr dict, model::Architecture &arch,
+                               std::string &error) {
+  arch = model::Architecture();
+  arch.stated = true;
+  for (NamedAttribute entry : dict) {
+    StringRef key = entry.getName().getValue();
+    const model::ArchField *field = nullptr;
+    for (const model::ArchField &f : model::archFields())
+      if (key == f.key)
+        field = &f;
+    if (!field) {
+      std::string known;
+      for (const model::ArchField &f : model::archFields())
+        known += std::string(known.empty() ? "" : ", ") + f.key;
+      error = "tshape.architecture: unknown key '" + key.str() +
+              "' (known: " + known + ")";
+      return false;
+    }
+    model::ArchValue v{field->kind};
+    Attribute a = entry.getValue();
+    bool ok = false;
+    switch (field->kind) {
+    case model::ArchValue::Bool:
+      if (auto x = dyn_cast<BoolAttr>(a)) {
+        v.b = x.getValue();
+        ok = true;
+      }
+      break;
+    case model::ArchValue::Int:
+      if (auto x = dyn_cast<IntegerAttr>(a); x && !isa<BoolAttr>(a)) {
+        v.i = x.getInt();
+        ok = v.i >= 0;
+      }
+      break;
+    case model::ArchValue::Real:
+      if (auto x = dyn_cast<FloatAttr>(a)) {
+        v.d = x.getValueAsDouble();
+        ok = std::isfinite(v.d) && v.d >= 0;
+      } else if (auto y = dyn_cast<IntegerAttr>(a); y && !isa<BoolAttr>(a)) {
+        v.d = double(y.getInt());
+        ok = v.d >= 0;
+      }
+      break;
+    case model::ArchValue::Choice:
+      if (auto x = dyn_cast<StringAttr>(a)) {
+        v.s = x.str();
+        ok = true;
+      }
+      break;
+    }
+    static const char *kKinds[] = {"true or false", "a non-negative integer",
+                                   "a non-negative number", "a string"};
+    if (!ok) {
+      error = "tshape.architecture: '" + key.str() + "' expects " +
+              kKinds[field->kind];
+      return false;
+    }
+    if (!field->set(arch, v)) {
+      error = "tshape.architecture: '" + key.str() + "' is '" + v.s +
+              "', expected one of " + field->choices;
+      return false;
+    }
+  }
+  return true;
 }

@@ -9,6 +9,7 @@
 #include "tshape/Dialect/TShape/IR/GemmAttributes.h"
 #include "tshape/Dialect/TShape/IR/TShapeAttrs.h"
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
+#include "tshape/Dialect/TShape/IR/ModelConfigBridge.h"
 #include "tshape/Target/GpuTarget.h"
 
 #include "mlir/IR/Builders.h"
@@ -426,6 +427,9 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
        "a string"},
       {kModelTypeAttrName, [](Attribute a) { return isa<StringAttr>(a); },
        "a string"},
+      {kArchitectureAttrName,
+       [](Attribute a) { return isa<DictionaryAttr>(a); },
+       "a dictionary of architecture fields"},
       {kTf32AttrName, [](Attribute a) { return isa<UnitAttr>(a); },
        "a unit attribute"},
       {kInputSharedAttrName, [](Attribute a) { return isa<UnitAttr>(a); },
@@ -458,6 +462,11 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
             !parseSizes(cast<DictionaryAttr>(attr.getValue()),
                         attentionKeys(), kAttentionExtras, error))
           return op->emitError() << "'" << name << "' " << error;
+        model::Architecture arch;
+        if (name == kArchitectureAttrName &&
+            !parseArchitecture(cast<DictionaryAttr>(attr.getValue()), arch,
+                               error))
+          return op->emitError() << error;
         if (name == kElementwiseAttrName &&
             !parseElementwise(cast<DictionaryAttr>(attr.getValue()), error))
           return op->emitError() << "'" << name << "' " << error;

@@ -47,6 +47,18 @@ extractModelConfig(mlir::func::FuncOp fn, bool &hasVocab, std::string &error);
 void applyModelConfig(mlir::func::FuncOp fn, const model::ModelConfig &from,
                       const model::ModelConfig &to);
 
+/// The `tshape.architecture` dictionary of `arch`: the fields that differ
+/// from the defaults (model::changedArchFields), each as a bool, integer,
+/// f64 or string attribute.
+mlir::DictionaryAttr architectureAttr(mlir::MLIRContext *ctx,
+                                      const model::Architecture &arch);
+
+/// Reads a `tshape.architecture` dictionary (stated = true); false with
+/// `error` naming the key on an unknown key, a value of the wrong kind or
+/// an unknown choice.
+bool parseArchitecture(mlir::DictionaryAttr dict, model::Architecture &arch,
+                       std::string &error);
+
 } // namespace tshape
 
 #endif // TSHAPE_DIALECT_TSHAPE_IR_MODELCONFIGBRIDGE_H

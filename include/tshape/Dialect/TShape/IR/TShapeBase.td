@@ -71,6 +71,9 @@ def TShape_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kMeasuredAttrName = "tshape.measured";
     /// The Hugging Face model_type a function was imported from.
     static constexpr ::llvm::StringLiteral kModelTypeAttrName = "tshape.model_type";
+    /// What the model is beyond its sizes (model::Architecture): the
+    /// fields that differ from the defaults, as a dictionary.
+    static constexpr ::llvm::StringLiteral kArchitectureAttrName = "tshape.architecture";
   }];
 }
 
