@@ -9,6 +9,7 @@
 #include "tshape/Report/Writers.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace tshape;
@@ -18,6 +19,19 @@ Format tshape::report::formatFor(llvm::StringRef path) {
   return path == "-" || path.ends_with(".md") ? Format::Markdown : Format::Json;
 }
 
+llvm::Error tshape::report::checkReportName(llvm::StringRef path) {
+  // A name that says another format (out.txt) would get JSON it did not
+  // ask for: refuse it (a name with no extension is JSON).
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  if (path == "-" || ext.empty() || ext == ".json" || ext == ".md")
+    return llvm::Error::success();
+  return llvm::createStringError(
+      std::errc::invalid_argument,
+      "cannot write report '%s': '%s' is not a report format; name it "
+      ".json (JSON) or .md (Markdown), or - for Markdown on stdout",
+      path.str().c_str(), ext.str().c_str());
+}
+
 llvm::Error
 tshape::report::writeFile(llvm::StringRef path,
                           llvm::function_ref<void(llvm::raw_ostream &)> body) {
@@ -25,6 +39,7 @@ tshape::report::writeFile(llvm::StringRef path,
     return llvm::createStringError(ec, "cannot %s report '%s': %s", what,
                                    path.str().c_str(), ec.message().c_str());
   };
+
   std::error_code ec;
   llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
   if (ec)

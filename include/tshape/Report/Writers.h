@@ -80,8 +80,9 @@ void writeText(llvm::raw_ostream &os, const PlanSearchReport &r);
 enum class Format { Json, Markdown };
 
 /// The one rule for every report a pass or tool writes: "-" (stdout) and
-/// names ending in ".md" are Markdown, for people; every other name is
-/// JSON, for programs (docs/report-schema.md).
+/// names ending in ".md" are Markdown, for people; ".json" and names with
+/// no extension are JSON, for programs; writeFile refuses any other
+/// extension (docs/report-schema.md).
 Format formatFor(llvm::StringRef path);
 
 /// Renders `model` in `format`.
@@ -100,9 +101,16 @@ void write(llvm::raw_ostream &os, const Model &model, Format format) {
 llvm::Error writeFile(llvm::StringRef path,
                       llvm::function_ref<void(llvm::raw_ostream &)> body);
 
-/// Writes `model` to `path` in formatFor(path), through writeFile.
+/// Success for "-", a name ending in .json or .md, or one with no
+/// extension; an error naming the formats for any other (out.txt).
+llvm::Error checkReportName(llvm::StringRef path);
+
+/// Writes `model` to `path` in formatFor(path), through writeFile; a name
+/// checkReportName refuses is an error and writes nothing.
 template <typename Model>
 llvm::Error writeReport(llvm::StringRef path, const Model &model) {
+  if (llvm::Error err = checkReportName(path))
+    return err;
   Format format = formatFor(path);
   return writeFile(path,
                    [&](llvm::raw_ostream &os) { write(os, model, format); });
