@@ -164,7 +164,9 @@ TEST(Megatron, PlanFlags) {
   EXPECT_EQ(launch->environment, "CUDA_DEVICE_MAX_CONNECTIONS=1");
   EXPECT_EQ(launch->command(512, 8).rfind(
                 "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nnodes 64 "
-                "--nproc-per-node 8 pretrain_gpt.py --num-layers 24",
+                "--nproc_per_node 8 --node_rank $NODE_RANK --master_addr "
+                "$MASTER_ADDR --master_port ${MASTER_PORT:-6000} "
+                "pretrain_gpt.py --num-layers 24",
                 0),
             0u);
 
@@ -185,8 +187,11 @@ TEST(Megatron, SequenceParallelAtTp1IsANote) {
   auto launch = tshape::megatronLaunch(c, 50257, plan);
   ASSERT_TRUE(launch);
   EXPECT_FALSE(has(launch->arguments, "--sequence-parallel"));
-  ASSERT_EQ(launch->notes.size(), 1u);
-  EXPECT_TRUE(has(launch->notes[0], "needs tp > 1"));
+  // The model was built by hand: no architecture stated (a note), and
+  // sequence parallelism at tp 1 (a note).
+  ASSERT_EQ(launch->notes.size(), 2u);
+  EXPECT_TRUE(has(launch->notes[0], "states no architecture"));
+  EXPECT_TRUE(has(launch->notes[1], "needs tp > 1"));
   EXPECT_EQ(launch->environment, "");
 }
 
@@ -202,12 +207,25 @@ TEST(Megatron, RulesOfArgumentsPy) {
   EXPECT_TRUE(has(*broken, "num-layers 24 not divisible by "
                            "pipeline-model-parallel-size 5"))
       << *broken;
-  // The interleaved schedule at pp 2.
+  // The interleaved schedule at pp 2 runs (P2P overlap is Megatron-LM's
+  // default, arguments.py:1000); at pp 1 it does not, and it needs pp
+  // microbatches.
   c.parallel.pp = 2;
+  plan.virtualStages = 2;
+  EXPECT_FALSE(tshape::checkMegatronRules(c, plan));
+  c.parallel.pp = 1;
+  broken = tshape::checkMegatronRules(c, plan);
+  ASSERT_TRUE(broken);
+  EXPECT_TRUE(has(*broken, "needs pipeline-model-parallel-size > 1, got 1"));
+  c.parallel.pp = 4;
+  plan.microbatches = 2;
   plan.virtualStages = 2;
   broken = tshape::checkMegatronRules(c, plan);
   ASSERT_TRUE(broken);
-  EXPECT_TRUE(has(*broken, "needs pipeline-model-parallel-size > 2, got 2"));
+  EXPECT_TRUE(has(*broken, "needs at least pp = 4 microbatches per step, "
+                           "got 2"))
+      << *broken;
+  plan.microbatches = 8;
   // 24 / 4 = 6 layers per stage, not divisible by 4 chunks.
   c.parallel.pp = 4;
   plan.virtualStages = 4;
@@ -224,13 +242,17 @@ TEST(Megatron, RulesOfArgumentsPy) {
   EXPECT_TRUE(has(*broken, "seq-length 1024 not a multiple of 2 x "
                            "context-parallel-size = 6"));
   c.parallel.cp = 1;
-  // Key/value groups must be a multiple of tp (tshape replicates; Megatron
-  // does not).
+  // Key/value groups a multiple or a divisor of tp (transformer_config.py:
+  // 1461; Megatron-LM replicates them as tshape's rule A4 does): 1 group
+  // at tp 2 runs; 3 groups at tp 2 do not.
   c.attention.kvHeads = 1;
+  EXPECT_FALSE(tshape::checkMegatronRules(c, plan));
+  c.attention.kvHeads = 3;
   broken = tshape::checkMegatronRules(c, plan);
   ASSERT_TRUE(broken);
-  EXPECT_TRUE(has(*broken, "num-query-groups 1 not a multiple of "
-                           "tensor-model-parallel-size 2"));
+  EXPECT_TRUE(has(*broken, "num-query-groups 3 neither a multiple nor a "
+                           "divisor of tensor-model-parallel-size 2"))
+      << *broken;
   c.attention.kvHeads = 12;
   // FSDP2 with pipeline parallelism.
   plan.sharding = tshape::cost::StateSharding::Fsdp;

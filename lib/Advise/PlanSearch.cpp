@@ -234,7 +234,10 @@ private:
       if (std::optional<model::RuleViolation> v = model::checkModel(cfg))
         return cut("a model rule at this tp",
                    "tp=" + n(t) + ": rule " + v->rule + ": " + v->message);
+      // Sequence parallelism is chosen later (level 7): a MoE model's
+      // need of it at tp > 1 is checked there.
       cost::TrainingPlan plain;
+      plain.sequenceParallel = t > 1;
       if (std::optional<std::string> m = checkMegatronRules(cfg, plain))
         return cut("a Megatron-LM rule at this tp",
                    "tp=" + n(t) + ": " + *m);
@@ -273,6 +276,7 @@ private:
       setParam(cfg, Param::Ep, space.ep[i]);
       if (space.ep[i] > 1) {
         cost::TrainingPlan plain;
+        plain.sequenceParallel = par.tp > 1;
         if (std::optional<std::string> m = checkMegatronRules(cfg, plain))
           return cut("a Megatron-LM rule at this ep", *m);
       }
@@ -299,9 +303,11 @@ private:
       plan.setVirtualStages(v);
       if (v == 1)
         return true;
-      if (par.pp <= 2)
-        return cut("interleaving needs pp > 2",
-                   "v " + n(v) + " needs pp > 2 (Megatron-LM), got pp " +
+      // P2P overlap is Megatron-LM's default: interleaving needs pp > 1
+      // (arguments.py:1000).
+      if (par.pp <= 1)
+        return cut("interleaving needs pp > 1",
+                   "v " + n(v) + " needs pp > 1 (Megatron-LM), got pp " +
                        n(par.pp));
       if ((cfg.layers / par.pp) % v)
         return cut("v divides the layers per stage",
@@ -322,6 +328,11 @@ private:
         return cut("sequence parallel needs tp > 1",
                    "sequence parallelism at tp 1 is no sequence "
                    "parallelism (Megatron-LM turns it off)");
+      if (!plan.sequenceParallel && par.tp > 1 && cfg.moe.experts)
+        return cut("MoE at tp > 1 needs sequence parallelism",
+                   "MoE at tp " + n(par.tp) + " without sequence "
+                   "parallelism (Megatron-LM raises at the first MoE "
+                   "layer, moe_layer.py:636)");
       return true;
     case 8: {
       plan.sharding = space.sharding[i];

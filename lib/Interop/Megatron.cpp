@@ -1,8 +1,10 @@
 //===- Megatron.cpp - Megatron-LM arguments for a model -------------------===//
 
 #include "tshape/Interop/Megatron.h"
+#include "tshape/Interop/MegatronArgs.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace tshape;
 using namespace tshape::model;
@@ -61,7 +63,11 @@ void windowArguments(const ModelConfig &c, ArgLine &line,
                     "Megatron-LM argument: those layers run full attention");
     return;
   }
-  line.flag("--window-size " + std::to_string(w) + ",0");
+  // Megatron-LM's left window counts the keys before the query's own: a
+  // Hugging Face window of W keys (the query's included) is W - 1
+  // (Megatron-Bridge, conversion/utils.py; its Mistral, Gemma 2/3 and
+  // gpt-oss bridges).
+  line.flag("--window-size " + std::to_string(w - 1) + ",0");
   if (c.stack.empty())
     return; // every layer windowed
   // The integer form N when layer l (from 0) is full attention exactly
@@ -158,6 +164,290 @@ void precisionArguments(std::optional<Precision> precision, ArgLine &line) {
     line.flag("--fp8-format e4m3 --fp8-recipe mxfp8");
 }
 
+/// A real as Python's float() reads it, shortest form ("1e-06", "2.5").
+std::string real(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+/// The rotary scaling flags. Megatron-LM (megatron/training/arguments.py at
+/// the commit docs/megatron.md names) has: --use-rope-scaling with
+/// --rope-scaling-factor for Llama 3's scaling at its fixed low/high
+/// frequency factors 1 and 4 over 8192 original positions
+/// (rotary_pos_embedding.py, _apply_scaling); --rotary-seq-len-interpolation-
+/// factor (an integer) for linear scaling; YaRN as
+/// --position-embedding-type yarn with --rotary-scaling-factor, --yarn-*
+/// and --mscale(-all-dim) (argument_utils.py, _apply_yarn_config_from_args),
+/// and for MLA as --rope-type yarn, whose beta and original positions are
+/// MLATransformerConfig's defaults (32, 1, 4096) with no flag.
+void ropeScalingArguments(const ModelConfig &c, ArgLine &line,
+                          std::vector<std::string> &notes) {
+  const Architecture &a = c.arch;
+  const bool mla = hasBlock(c, BlockKind::Mla);
+  switch (a.ropeScaling) {
+  case RopeScaling::None:
+    return;
+  case RopeScaling::Llama3:
+    line.flag("--use-rope-scaling --rope-scaling-factor " + real(a.ropeFactor));
+    // gpt_config_from_args passes rope_scaling but not its factor
+    // (argument_utils.py:459-468): pretrain_gpt.py scales by 8.
+    if (a.ropeFactor != 8)
+      notes.push_back("Llama 3 rope scaling by " + real(a.ropeFactor) +
+                      ": pretrain_gpt.py reads --use-rope-scaling but not "
+                      "--rope-scaling-factor, and scales by 8");
+    if (a.ropeLowFreq != 1 || a.ropeHighFreq != 4 ||
+        (a.ropeOriginalMax && a.ropeOriginalMax != 8192))
+      notes.push_back("Llama 3 rope scaling with low/high frequency factors " +
+                      real(a.ropeLowFreq) + "/" + real(a.ropeHighFreq) +
+                      " over " + std::to_string(a.ropeOriginalMax) +
+                      " positions: Megatron-LM's --use-rope-scaling fixes "
+                      "1/4 over 8192 (no flag sets them)");
+    return;
+  case RopeScaling::Linear: {
+    const int64_t f = int64_t(a.ropeFactor);
+    if (double(f) == a.ropeFactor && f >= 1)
+      line.arg("--rotary-seq-len-interpolation-factor", f);
+    else
+      notes.push_back("linear rope scaling by " + real(a.ropeFactor) +
+                      ": Megatron-LM's --rotary-seq-len-interpolation-factor "
+                      "takes only an integer");
+    return;
+  }
+  case RopeScaling::Yarn:
+    if (mla) {
+      line.flag("--rope-type yarn --rotary-scaling-factor " +
+                real(a.ropeFactor) + " --mscale " + real(a.yarnMscale) +
+                " --mscale-all-dim " + real(a.yarnMscaleAllDim));
+      if (a.yarnBetaFast != 32 || a.yarnBetaSlow != 1 ||
+          (a.ropeOriginalMax && a.ropeOriginalMax != 4096))
+        notes.push_back("YaRN with beta_fast " + real(a.yarnBetaFast) +
+                        ", beta_slow " + real(a.yarnBetaSlow) + " over " +
+                        std::to_string(a.ropeOriginalMax) +
+                        " positions: Megatron-LM's MLA takes 32, 1 and 4096 "
+                        "(MLATransformerConfig) and has no flag for them");
+      return;
+    }
+    line.flag("--rotary-scaling-factor " + real(a.ropeFactor));
+    if (a.ropeOriginalMax)
+      line.arg("--yarn-original-max-position-embeddings", a.ropeOriginalMax);
+    line.flag("--yarn-beta-fast " + real(a.yarnBetaFast) +
+              " --yarn-beta-slow " + real(a.yarnBetaSlow));
+    if (a.yarnMscale != 1)
+      line.flag("--mscale " + real(a.yarnMscale));
+    if (a.yarnMscaleAllDim != 0)
+      line.flag("--mscale-all-dim " + real(a.yarnMscaleAllDim));
+    if (!a.yarnTruncate)
+      line.flag("--no-yarn-correction-range-round-to-int");
+    return;
+  case RopeScaling::Dynamic:
+  case RopeScaling::LongRope:
+    notes.push_back(std::string(ropeScalingName(a.ropeScaling)) +
+                    " rope scaling has no Megatron-LM argument: the command "
+                    "trains plain rotary embeddings");
+    return;
+  }
+}
+
+/// The architecture's flags: positions, rotary base and share, norm and
+/// epsilon, biases, query/key norms, GELU form, the MoE router and the
+/// multi-token-prediction layers; a note for each feature Megatron-LM has
+/// no argument for. A model whose architecture nobody stated (IR written
+/// by hand) gets Megatron-LM's defaults and a note saying so.
+void architectureArguments(const ModelConfig &c, ArgLine &line,
+                           std::vector<std::string> &notes) {
+  const Architecture &a = c.arch;
+  if (!a.stated) {
+    notes.push_back("the model states no architecture (no "
+                    "tshape.architecture): positions, norm and biases are "
+                    "Megatron-LM's defaults (learned absolute positions, "
+                    "LayerNorm, biases)");
+    return;
+  }
+  const bool mla = hasBlock(c, BlockKind::Mla);
+  switch (a.positions) {
+  case Positions::Learned:
+    line.flag("--position-embedding-type learned_absolute");
+    break;
+  case Positions::Rope:
+    // MLA's rotary embedding is its own (--rope-type); a plain model's
+    // YaRN is a position embedding type of its own.
+    line.flag(std::string("--position-embedding-type ") +
+              (!mla && a.ropeScaling == RopeScaling::Yarn ? "yarn" : "rope"));
+    if (a.rotaryBase != 10000) {
+      // --rotary-base is an integer (type=int).
+      const double rounded = double(int64_t(a.rotaryBase + 0.5));
+      line.arg("--rotary-base", int64_t(rounded));
+      if (rounded != a.rotaryBase)
+        notes.push_back("rotary base " + real(a.rotaryBase) +
+                        " rounded to " + real(rounded) +
+                        " (Megatron-LM's --rotary-base is an integer)");
+    }
+    if (a.rotaryPercent != 1)
+      line.flag("--rotary-percent " + real(a.rotaryPercent));
+    if (a.rotaryInterleaved)
+      line.flag("--rotary-interleaved --no-rope-fusion");
+    // MLA's rotary embedding defaults to YaRN; its fused kernel needs it
+    // (transformer_config.py, MLATransformerConfig.__post_init__).
+    if (mla && a.ropeScaling != RopeScaling::Yarn)
+      line.flag("--rope-type rope --no-rope-fusion");
+    ropeScalingArguments(c, line, notes);
+    if (a.noRopeEvery > 0)
+      line.arg("--no-rope-freq", a.noRopeEvery);
+    break;
+  case Positions::Alibi:
+    line.flag("--position-embedding-type none");
+    notes.push_back("ALiBi has no Megatron-LM argument: the command trains "
+                    "without position embeddings (--position-embedding-type "
+                    "none), not with ALiBi's biases");
+    break;
+  case Positions::None:
+    line.flag("--position-embedding-type none");
+    break;
+  }
+  line.flag(std::string("--normalization ") +
+            (a.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm"));
+  line.flag("--norm-epsilon " + real(a.normEps));
+  if (a.norm1p)
+    line.flag("--apply-layernorm-1p");
+  if (!a.linearBias) {
+    line.flag("--disable-bias-linear");
+    if (a.qkvBias)
+      line.flag("--add-qkv-bias");
+  }
+  switch (a.qkNorm) {
+  case QkNorm::None:
+    break;
+  case QkNorm::Head:
+    line.flag("--qk-layernorm");
+    break;
+  case QkNorm::HeadWeighted:
+    line.flag("--qk-layernorm");
+    notes.push_back("query/key norms with each head's own weights: "
+                    "Megatron-LM's --qk-layernorm shares one weight across "
+                    "the heads");
+    break;
+  case QkNorm::Whole:
+    notes.push_back("query/key norms over the whole projection (heads x "
+                    "head_dim) have no Megatron-LM argument (--qk-layernorm "
+                    "is per head): not written");
+    break;
+  case QkNorm::L2:
+    line.flag("--qk-l2-norm");
+    if (a.noRopeEvery > 0)
+      notes.push_back("the query/key L2 norm applies to the rotary layers "
+                      "only; Megatron-LM's --qk-l2-norm applies it to every "
+                      "layer");
+    break;
+  }
+  // A plain GELU MLP: with biases Megatron-LM runs its fused bias-GELU
+  // kernel, the tanh approximation (fused_bias_gelu.py); without the fusion
+  // or without biases, the exact erf (mlp.py; arguments.py:1605 turns the
+  // fusion off without biases).
+  if (!c.mlp.gated && c.mlp.activation == Activation::GELU && c.mlp.inner) {
+    if (a.linearBias && a.gelu == GeluForm::Erf)
+      line.flag("--no-bias-gelu-fusion");
+    if (!a.linearBias && a.gelu == GeluForm::Tanh)
+      notes.push_back("the tanh-approximated GELU (gelu_new, "
+                      "gelu_pytorch_tanh) without biases has no Megatron-LM "
+                      "argument: it trains the exact GELU");
+  }
+  if (!c.mlp.gated && c.mlp.activation == Activation::ReLU)
+    notes.push_back("a ReLU MLP has no Megatron-LM argument (--squared-relu "
+                    "is another function): it trains GELU");
+  if (c.moe.experts) {
+    if (a.routerScore == RouterScore::Sigmoid) {
+      line.flag("--moe-router-score-function sigmoid");
+    } else if (!a.routerNormTopk) {
+      // Softmax over every expert, the top k kept as they are.
+      line.flag("--moe-router-pre-softmax");
+    } else if (c.moe.topk == 1) {
+      // transformer_config.py:2661 asks for it at top-1.
+      line.flag("--moe-router-pre-softmax");
+      notes.push_back("top-1 softmax routing: Megatron-LM requires "
+                      "--moe-router-pre-softmax, which weighs the expert by "
+                      "its probability where the config weighs it by 1");
+    }
+    if (a.routerExpertBias)
+      line.flag("--moe-router-enable-expert-bias");
+    if (a.routerScaling != 1)
+      line.flag("--moe-router-topk-scaling-factor " + real(a.routerScaling));
+    if (a.routerGroups > 1) {
+      line.arg("--moe-router-num-groups", a.routerGroups);
+      line.arg("--moe-router-group-topk", a.routerGroupTopk);
+      if (a.routerGroupByMax)
+        notes.push_back("groups ranked by their best expert (DeepSeek-V2's "
+                        "group_limited_greedy): Megatron-LM ranks them by "
+                        "the sum of their top experts (DeepSeek-V3's rule)");
+    }
+    if (a.sharedExpertGate && c.moe.sharedExperts)
+      line.flag("--moe-shared-expert-gate");
+    if (a.routerProbsOnInput)
+      line.flag("--moe-apply-probs-on-input");
+    if (a.routerScore == RouterScore::Sigmoid && !a.routerNormTopk &&
+        c.moe.topk > 1)
+      notes.push_back("sigmoid routing without renormalized top-k weights: "
+                      "Megatron-LM renormalizes them when top-k > 1");
+  }
+  if (a.mtpLayers > 0) {
+    line.arg("--mtp-num-layers", a.mtpLayers);
+    notes.push_back("the " + std::to_string(a.mtpLayers) +
+                    " multi-token-prediction layer(s) are trained as the "
+                    "config states but not priced by tshape");
+  }
+  // What no flag expresses, said rather than dropped.
+  if (a.normPlacement == NormPlacement::Sandwich)
+    notes.push_back("the norms after attention and MLP (Gemma 2/3's "
+                    "post-norms) have no Megatron-LM argument");
+  if (a.normPlacement == NormPlacement::Post)
+    notes.push_back("norms on each sub-layer's output only (OLMo 2) have no "
+                    "Megatron-LM argument: it trains pre-norms");
+  if (!a.normBias && a.norm == Norm::LayerNorm)
+    notes.push_back("LayerNorm without a bias has no Megatron-LM argument: "
+                    "its LayerNorm has one");
+  if (a.embeddingNorm)
+    notes.push_back("the norm after the embedding (BLOOM) has no Megatron-LM "
+                    "argument");
+  if (a.partialBias)
+    notes.push_back("biases on some linear layers only (" +
+                    std::string(a.linearBias ? "written as biases on every "
+                                               "one"
+                                             : "written as none") +
+                    (a.qkvBias ? " but QKV" : "") +
+                    "): Megatron-LM has one bias switch for every linear "
+                    "layer and one for QKV");
+  if (a.lmHeadBias)
+    notes.push_back("the LM head's bias has no Megatron-LM argument");
+  if (a.customSoftmaxScale)
+    notes.push_back("attention scores not scaled by 1/sqrt(head_dim) "
+                    "(query_pre_attn_scalar, GPT-Neo) have no Megatron-LM "
+                    "argument");
+  if (a.rotaryLocalBase > 0 && a.rotaryLocalBase != a.rotaryBase)
+    notes.push_back("the local layers' rotary base " +
+                    real(a.rotaryLocalBase) +
+                    " (rope_local_base_freq), and rope scaling on the global "
+                    "layers only, have no Megatron-LM argument: every layer "
+                    "uses base " + real(a.rotaryBase));
+  if (a.embeddingScale)
+    notes.push_back("embeddings scaled by sqrt(hidden) (Gemma) have no "
+                    "Megatron-LM argument");
+  if (a.logitSoftcap > 0 || a.attentionSoftcap > 0)
+    notes.push_back("soft-capping (final logits " + real(a.logitSoftcap) +
+                    ", attention logits " + real(a.attentionSoftcap) +
+                    ") has no Megatron-LM argument");
+  if (a.qkvClip > 0)
+    notes.push_back("clipping Q, K and V at " + real(a.qkvClip) +
+                    " (clip_qkv) has no Megatron-LM argument (--qk-clip is "
+                    "MuonClip's, another thing)");
+  if (a.scaledResiduals)
+    notes.push_back("embedding, residual, attention or logit multipliers "
+                    "(Granite, Cohere's logit_scale) have no Megatron-LM "
+                    "argument");
+  if (a.attentionTemperature)
+    notes.push_back("the no-rope layers' attention temperature tuning "
+                    "(Llama 4) has no Megatron-LM argument");
+}
+
 /// The model's flags (and its degrees and microbatch) into `line`; what
 /// Megatron-LM cannot express into `notes`.
 void modelArguments(const ModelConfig &c, int64_t originalVocab,
@@ -205,6 +495,7 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
                     " is not reachable by Megatron's padding from " +
                     std::to_string(vo) + " (" + flagOf(Param::Vocab) +
                     " not written)");
+  architectureArguments(c, line, notes);
   if (value(Param::Experts))
     moeArguments(c, line, notes);
   if (hasBlock(c, BlockKind::Mla))
@@ -232,6 +523,10 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
   // What Megatron-LM has no argument for, said rather than dropped.
   if (c.mlp.gated && c.mlp.activation != Activation::SiLU)
     notes.push_back("a gated non-SiLU MLP (GeGLU) has no Megatron-LM argument");
+  if (!c.attention.causal)
+    notes.push_back("a bidirectional encoder (BERT) is not what "
+                    "pretrain_gpt.py trains: it trains a causal decoder "
+                    "(Megatron-LM's pretrain_bert.py has another layout)");
   if (c.residual == ResidualMode::Parallel)
     notes.push_back("the parallel attention+MLP residual has no Megatron-LM "
                     "argument (GPT-NeoX: gpt_j_residual)");
@@ -246,6 +541,14 @@ std::string tshape::megatronArguments(const ModelConfig &c,
   ArgLine line;
   std::vector<std::string> notes;
   modelArguments(c, originalVocab, precision, line, notes);
+  // The model's line alone (no plan: no sequence parallelism, batch or
+  // sharding): what Megatron-LM would reject in it, said.
+  MegatronLaunchContext context;
+  context.deviceMaxConnections1 = true;
+  for (const std::string &problem :
+       validateMegatronArguments(line.s, context))
+    notes.push_back("Megatron-LM would reject this line as it is: " +
+                    problem);
   for (const std::string &note : notes)
     line.s += "\n# note: " + note;
   return line.s;
@@ -263,18 +566,25 @@ tshape::checkMegatronRules(const ModelConfig &c,
            " (Megatron-LM: \"Number of layers should be divisible by the "
            "pipeline-model-parallel size\")";
   if (v > 1) {
-    if (par.pp <= 2)
+    // P2P overlap is on by default (--no-overlap-p2p-communication turns
+    // it off), so interleaving needs pp > 1 (arguments.py:1000-1009).
+    if (par.pp <= 1)
       return "the interleaved schedule (" + n(v) +
-             " virtual stages) needs pipeline-model-parallel-size > 2, got " +
-             n(par.pp) +
-             " (Megatron-LM asserts it without --overlap-p2p-comm); use "
-             "--vp=1 or pp > 2";
+             " virtual stages) needs pipeline-model-parallel-size > 1, got " +
+             n(par.pp) + " (Megatron-LM, arguments.py:1000); use --vp=1";
     if ((layers / par.pp) % v)
       return "layers per pipeline stage " + n(layers / par.pp) + " (" +
              n(layers) + "/" + n(par.pp) + ") not divisible by " + n(v) +
              " virtual stages (Megatron-LM: \"number of layers per pipeline "
              "stage must be divisible number of layers per virtual pipeline "
              "stage\")";
+    // schedules.py:1160: the interleaved schedule runs microbatches in
+    // groups of pp.
+    if (plan.microbatches < par.pp)
+      return "the interleaved schedule needs at least pp = " + n(par.pp) +
+             " microbatches per step, got " + n(plan.microbatches) +
+             " (Megatron-LM, schedules.py:1160); raise the global batch or "
+             "use --vp=1";
   }
   if (par.cp > 1 && c.seq % (2 * par.cp))
     return "seq-length " + n(c.seq) + " not a multiple of 2 x "
@@ -302,13 +612,33 @@ tshape::checkMegatronRules(const ModelConfig &c,
   if (par.tp > 0 && c.attention.heads % par.tp)
     return "num-attention-heads " + n(c.attention.heads) +
            " not divisible by tensor-model-parallel-size " + n(par.tp);
-  if (par.tp > 0 && c.attention.kvHeads % par.tp)
+  // transformer_config.py:1461: query groups a multiple or a divisor of tp
+  // (attention.py replicates the key/value heads when tp exceeds them).
+  if (par.tp > 0 && c.attention.kvHeads % par.tp &&
+      par.tp % c.attention.kvHeads)
     return "num-query-groups " + n(c.attention.kvHeads) +
-           " not a multiple of tensor-model-parallel-size " + n(par.tp) +
-           " (Megatron-LM does not replicate key/value heads as tshape's "
-           "rule A4 allows)";
+           " neither a multiple nor a divisor of tensor-model-parallel-size " +
+           n(par.tp) + " (Megatron-LM, transformer_config.py:1461)";
+  if (c.moe.experts && par.tp > 1) {
+    // transformer_config.py:2612: biased experts need expert tensor
+    // parallelism 1, which tshape does not price (its experts split by tp).
+    if (c.arch.linearBias || !c.arch.stated)
+      return "MoE with biased linear layers at tp " + n(par.tp) +
+             ": Megatron-LM needs --expert-tensor-parallel-size 1 for them "
+             "(transformer_config.py:2612), and tshape prices experts split "
+             "by tp; use tp 1";
+    // moe_layer.py:636: training raises at the first MoE layer.
+    if (!plan.sequenceParallel)
+      return "MoE with tensor parallelism (tp " + n(par.tp) +
+             ") needs sequence parallelism (Megatron-LM raises at the first "
+             "MoE layer, moe_layer.py:636); use --sequence-parallel";
+  }
   // FSDP is written as --use-torch-fsdp2, whose rules are these.
   if (plan.sharding == cost::StateSharding::Fsdp) {
+    if (par.ep != 1)
+      return "--use-torch-fsdp2 is not supported with expert parallelism "
+             "(ep " + n(par.ep) + ", arguments.py:1036); use "
+             "--sharding=distributed-optimizer or ep 1";
     if (par.pp != 1)
       return "--use-torch-fsdp2 is not supported with pipeline parallelism "
              "(pp " + n(par.pp) + "); use --sharding=distributed-optimizer "
@@ -338,9 +668,6 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   if (plan.virtualStages > 1)
     line.arg("--num-layers-per-virtual-pipeline-stage",
              c.layers / (par.pp * plan.virtualStages));
-  if (par.ep > 1 && par.tp > 1 && !plan.sequenceParallel)
-    launch.notes.push_back("Megatron-LM requires --sequence-parallel with "
-                           "expert and tensor parallelism together; add it");
   if (plan.sequenceParallel) {
     if (par.tp > 1)
       line.flag("--sequence-parallel");
@@ -374,7 +701,9 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
               "--overlap-param-gather");
     break;
   case cost::StateSharding::Fsdp:
-    line.flag("--use-torch-fsdp2 --ckpt-format torch_dist");
+    // arguments.py:1040: FSDP2 cannot fuse gradient accumulation.
+    line.flag("--use-torch-fsdp2 --no-gradient-accumulation-fusion "
+              "--ckpt-format torch_dist");
     launch.notes.push_back(
         "FSDP written as PyTorch FSDP2 (--use-torch-fsdp2); tshape's memory "
         "model shards weights, gradients and optimizer state over dp x cp");
@@ -394,13 +723,34 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
       plan.sharding != cost::StateSharding::Fsdp)
     launch.environment = "CUDA_DEVICE_MAX_CONNECTIONS=1";
   launch.arguments = line.s;
+  // The line against Megatron-LM's own rules (MegatronArgs.h): what it
+  // would reject is tshape's bug or a plan it cannot run, never a command.
+  MegatronLaunchContext context;
+  context.worldSize = par.tp * par.pp * par.cp * par.dp;
+  context.deviceMaxConnections1 = !launch.environment.empty();
+  std::vector<std::string> problems =
+      validateMegatronArguments(launch.arguments, context);
+  if (!problems.empty()) {
+    if (error)
+      *error = "Megatron-LM would reject the command: " + problems.front();
+    return std::nullopt;
+  }
   return launch;
 }
 
 std::string MegatronLaunch::command(int64_t gpus, int64_t gpusPerNode) const {
   int64_t perNode = std::min(gpus, std::max<int64_t>(gpusPerNode, 1));
   int64_t nodes = (gpus + perNode - 1) / perNode;
+  // Several nodes meet at node 0 (torchrun's static rendezvous, as
+  // Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh starts
+  // them): each node runs the same line with its own NODE_RANK.
+  std::string rendezvous =
+      nodes > 1 ? " --node_rank $NODE_RANK --master_addr $MASTER_ADDR "
+                  "--master_port ${MASTER_PORT:-6000}"
+                : "";
+  // torchrun's underscore spellings, which every torch version takes (the
+  // hyphenated aliases are newer) and Megatron-LM's examples use.
   return (environment.empty() ? "" : environment + " ") + "torchrun --nnodes " +
-         n(nodes) + " --nproc-per-node " + n(perNode) + " pretrain_gpt.py " +
-         arguments;
+         n(nodes) + " --nproc_per_node " + n(perNode) + rendezvous +
+         " pretrain_gpt.py " + arguments;
 }

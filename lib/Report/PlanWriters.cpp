@@ -76,6 +76,12 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
                                n(kMegatronVocabDivisibleBy) + " x tp " +
                                n(config.parallel.tp) +
                                ", as Megatron-LM pads it by default");
+  if (world > cluster.gpusPerNode)
+    r.megatronNotes.push_back(
+        "run the command on each of the " +
+        n((world + cluster.gpusPerNode - 1) / cluster.gpusPerNode) +
+        " nodes with NODE_RANK 0, 1, ... and MASTER_ADDR the address of "
+        "node 0");
   if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
     r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
                               n(cluster.gpusPerNode) + "-GPU nodes");

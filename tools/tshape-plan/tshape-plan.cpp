@@ -26,6 +26,7 @@
 #include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -474,5 +475,13 @@ int main(int argc, char **argv) {
                                " (" + n(plan.microbatches) +
                                " microbatches, the fewest that fill the "
                                "pipeline)");
-  return emit(*r);
+  if (int rc = emit(*r))
+    return rc;
+  // The report says what does not fit; the exit status says it to scripts.
+  if (!r->fits())
+    return fail(llvm::formatv("the plan does not fit: {0:F1} GiB per GPU > "
+                              "{1:F0} GiB of {2}",
+                              r->peakGiB(), r->memoryCapacityGiB, r->target)
+                    .str());
+  return 0;
 }

@@ -46,8 +46,10 @@ struct MegatronLaunch {
   /// What Megatron-LM cannot express or what tshape assumed, one sentence
   /// each (printed after `# note: `).
   std::vector<std::string> notes;
-  /// `[ENV ]torchrun --nnodes N --nproc-per-node G pretrain_gpt.py ARGS`
-  /// for `gpus` GPUs, `gpusPerNode` per node.
+  /// `[ENV ]torchrun --nnodes N --nproc_per_node G pretrain_gpt.py ARGS`
+  /// for `gpus` GPUs, `gpusPerNode` per node; on several nodes with
+  /// `--node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port
+  /// ${MASTER_PORT:-6000}`, the line each node runs.
   std::string command(int64_t gpus, int64_t gpusPerNode) const;
 };
 

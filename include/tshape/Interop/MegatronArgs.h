@@ -1,0 +1,91 @@
+//===- MegatronArgs.h - Megatron-LM's command line, encoded ------*- C++ -*-===//
+//
+// Megatron-LM's own rules for a pretrain_gpt.py command line, as data: the
+// flags tshape may write (name, kind, choices, where Megatron-LM declares
+// it) and the start-up checks of validate_args and TransformerConfig's
+// __post_init__ that concern a model's architecture and a training plan,
+// each citing the line it encodes. Every command tshape writes is checked
+// against them (megatronLaunch), and the tests run every family and plan
+// kind through the check. Encoded from Megatron-LM at kMegatronCommit
+// (docs/megatron.md). Plain C++.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_INTEROP_MEGATRONARGS_H
+#define TSHAPE_INTEROP_MEGATRONARGS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tshape {
+
+/// The Megatron-LM commit (main, 2026-08-22) the table and rules encode.
+inline constexpr const char *kMegatronCommit =
+    "d98e8a64ddf34856e74b24714e3bedb2f5a39553";
+
+/// One flag as Megatron-LM's parser declares it.
+struct MegatronFlag {
+  enum Kind {
+    Switch,  ///< store_true / store_false: takes no value
+    Int,     ///< type=int
+    Float,   ///< type=float
+    String,  ///< type=str, free
+    Choice,  ///< one of `choices`
+    IntPair, ///< tuple_type: "L,R" or "(L,R)"
+    Pattern, ///< moe_freq_type / no_rope_freq_type: an int or a list expression
+  };
+  const char *name;
+  Kind kind;
+  const char *choices; ///< comma-separated, for Choice
+  bool many;           ///< nargs='+'
+  const char *definedAt; ///< arguments.py line or the generating field
+};
+
+/// Every flag the table knows, in the order of Megatron-LM's parser.
+llvm::ArrayRef<MegatronFlag> megatronFlags();
+/// The row of `name` ("--num-layers"), or nullptr.
+const MegatronFlag *findMegatronFlag(llvm::StringRef name);
+
+/// A parsed pretrain_gpt.py argument line: each flag with its values.
+struct MegatronArgs {
+  std::map<std::string, std::vector<std::string>> flags;
+  bool has(llvm::StringRef name) const;
+  /// The flag's (first) value as an integer; nullopt when absent.
+  std::optional<int64_t> integer(llvm::StringRef name) const;
+  /// The flag's (first) value as a number; nullopt when absent.
+  std::optional<double> number(llvm::StringRef name) const;
+  /// The flag's (first) value; "" when absent.
+  std::string text(llvm::StringRef name) const;
+};
+
+/// Parses `line` (flags and values separated by blanks, a value may be
+/// double-quoted) against the table as argparse would: an unknown flag, a
+/// missing value, a value of the wrong kind or outside its choices, a flag
+/// given twice, each appended to `problems`.
+MegatronArgs parseMegatronArguments(llvm::StringRef line,
+                                    std::vector<std::string> &problems);
+
+/// The launch's facts the argument line does not hold.
+struct MegatronLaunchContext {
+  int64_t worldSize = 0;          ///< GPUs; 0: the batch rule is not checked
+  bool deviceMaxConnections1 = false; ///< CUDA_DEVICE_MAX_CONNECTIONS=1 set
+  bool blackwell = false;         ///< compute capability 10 or later
+};
+
+/// Everything Megatron-LM would reject at start-up in `line`: the parse
+/// (parseMegatronArguments), then each encoded rule that the line breaks,
+/// as "rule ID (file:line): what, and what to change". Empty: the line
+/// starts.
+std::vector<std::string>
+validateMegatronArguments(llvm::StringRef line,
+                          const MegatronLaunchContext &context = {});
+
+} // namespace tshape
+
+#endif // TSHAPE_INTEROP_MEGATRONARGS_H
