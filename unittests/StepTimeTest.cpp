@@ -539,10 +539,10 @@ TEST(StepTime, MegatronTable1Sanity) {
     std::string error;
     std::optional<StepEstimate> e = estimateOnSelene(c, p, &error, o);
     ASSERT_TRUE(e) << r.params << ": " << error;
-    const double err = e->tflopsPerGpu / r.tflops - 1;
+    const double err = e->hardwareTflopsPerGpu / r.tflops - 1;
     std::printf("Table 1 %-7s paper %5.1f  tshape %6.1f TFLOP/s  %+6.1f%%  "
                 "(step %.2f s, bubble %.2f, dp %.2f exposed)\n",
-                r.params, r.tflops, e->tflopsPerGpu, 100 * err, e->stepTime,
+                r.params, r.tflops, e->hardwareTflopsPerGpu, 100 * err, e->stepTime,
                 e->bubble, e->dp.exposed);
     EXPECT_LT(std::fabs(err), 0.12) << r.params;
   }

@@ -18,6 +18,8 @@
 using namespace tshape;
 using namespace tshape::cost;
 using model::CollectiveOp;
+using model::DType;
+using model::Precision;
 using model::ModelConfig;
 using model::Param;
 using model::Role;
@@ -660,8 +662,17 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.modelFlopsNoRecompute =
       stepModelFlops(c, est.globalBatch, Recompute::None);
   const double perGpu = est.stepTime * double(est.gpus);
-  const double peak = target.peak(c.dtype) * 1e12;
-  est.tflopsPerGpu = est.modelFlops / perGpu / 1e12;
+  // MFU against the peak of the precision the linear layers run in: an
+  // FP8 run's against the FP8 peak, not the BF16 one.
+  const DType peakType =
+      plan.precision && *plan.precision != Precision::BF16 &&
+              target.peak(DType::FP8) > 0
+          ? DType::FP8
+          : c.dtype;
+  const double peak = target.peak(peakType) * 1e12;
+  est.peakPrecision = model::dtypeName(peakType);
+  est.tflopsPerGpu = est.modelFlopsNoRecompute / perGpu / 1e12;
+  est.hardwareTflopsPerGpu = est.modelFlops / perGpu / 1e12;
   est.tokensPerSPerGpu =
       double(est.globalBatch) * double(getParam(c, Param::Seq)) / perGpu;
   est.mfu = est.modelFlopsNoRecompute / perGpu / peak;

@@ -10,6 +10,7 @@
 #include "tshape/Interop/Megatron.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <cctype>
@@ -177,9 +178,11 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
   });
   j.attribute("step_time_s", round6(e.stepTime));
   j.attribute("tflops_per_gpu", round3(e.tflopsPerGpu));
+  j.attribute("hardware_tflops_per_gpu", round3(e.hardwareTflopsPerGpu));
   j.attribute("tokens_per_s_per_gpu", round3(e.tokensPerSPerGpu));
   j.attribute("mfu", round6(e.mfu));
   j.attribute("hfu", round6(e.hfu));
+  j.attribute("mfu_peak", e.peakPrecision);
   j.attribute("model_flops", e.modelFlops);
   j.attribute("bubble_fraction", round6(e.bubbleFraction));
   j.attributeObject("time_s", [&] {
@@ -232,10 +235,13 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os, const PlanReport &r) {
   os << "# tshape plan: " << r.model << " on " << r.gpus << " x " << r.target
      << " (" << r.cluster << ")\n\n"
      << planLine(r) << "\n\n"
-     << "| step time | TFLOP/s per GPU | tokens/s per GPU | MFU |\n"
-     << "| ---: | ---: | ---: | ---: |\n"
-     << llvm::format("| %.3f s | %.1f | %.0f | %.1f%% |\n\n", e.stepTime,
-                     e.tflopsPerGpu, e.tokensPerSPerGpu, 100 * e.mfu)
+     << "| step time | TFLOP/s per GPU (model) | with recompute | "
+        "tokens/s per GPU | MFU |\n"
+     << "| ---: | ---: | ---: | ---: | ---: |\n"
+     << llvm::format("| %.3f s | %.1f | %.1f | %.0f | %.1f%% of the %s "
+                     "peak |\n\n",
+                     e.stepTime, e.tflopsPerGpu, e.hardwareTflopsPerGpu,
+                     e.tokensPerSPerGpu, 100 * e.mfu, e.peakPrecision.c_str())
      << "## Time per step\n\n| component | exposed (s) | hidden (s) |\n"
      << "| --- | ---: | ---: |\n";
   for (const cost::StepLine &l : e.lines())
@@ -262,9 +268,14 @@ void tshape::report::writeText(llvm::raw_ostream &os, const PlanReport &r) {
   os << r.model << " on " << r.gpus << " x " << r.target << " (" << r.cluster
      << ")\nplan: " << planLine(r) << "\n"
      << llvm::format("step time %.3f s, %.1f TFLOP/s per GPU, %.0f tokens/s "
-                     "per GPU, MFU %.1f%%\n",
+                     "per GPU, MFU %.1f%% (of the %s peak)",
                      e.stepTime, e.tflopsPerGpu, e.tokensPerSPerGpu,
-                     100 * e.mfu)
+                     100 * e.mfu, e.peakPrecision.c_str())
+     << (e.hardwareTflopsPerGpu > e.tflopsPerGpu * (1 + 1e-9)
+             ? llvm::formatv("; {0:F1} TFLOP/s with the recompute\n",
+                             e.hardwareTflopsPerGpu)
+                   .str()
+             : std::string("\n"))
      << "time per step (on the critical path; communication hidden behind "
         "compute in brackets):\n";
   for (const cost::StepLine &l : e.lines()) {

@@ -120,13 +120,21 @@ struct StepEstimate {
   /// (72 B s L h^2 (1 + s/(6h) + V/(12 L h)), the FLOPs MFU counts).
   double modelFlops = 0;
   double modelFlopsNoRecompute = 0;
-  double tflopsPerGpu = 0;     ///< modelFlops / stepTime / gpus
+  /// Model TFLOP/s: modelFlopsNoRecompute / stepTime / gpus (what the
+  /// model needs, whatever the plan recomputes; MFU's numerator).
+  double tflopsPerGpu = 0;
+  /// Hardware TFLOP/s: modelFlops / stepTime / gpus, the recompute counted
+  /// (Narayanan et al. 2021's Table 1 figures, all full recompute).
+  double hardwareTflopsPerGpu = 0;
   double tokensPerSPerGpu = 0; ///< globalBatch x s / stepTime / gpus
-  /// modelFlopsNoRecompute / stepTime / gpus over the target's dense peak
-  /// (PaLM's MFU; Korthikanti et al. 2022, Table 5).
+  /// tflopsPerGpu over the target's dense peak at the precision the linear
+  /// layers run in (PaLM's MFU; Korthikanti et al. 2022, Table 5): the FP8
+  /// peak for an FP8 or MXFP8 plan, else the dtype's.
   double mfu = 0;
-  /// tflopsPerGpu over the dense peak (counts the recompute).
+  /// hardwareTflopsPerGpu over the same peak.
   double hfu = 0;
+  /// The precision whose peak mfu and hfu divide by ("bf16", "fp8", ...).
+  std::string peakPrecision;
 
   MemoryEstimate memory; ///< estimateMemory; memory.peak() is the peak
 
