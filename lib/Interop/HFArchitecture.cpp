@@ -11,6 +11,8 @@
 
 #include "HFArchitecture.h"
 
+#include <cstdio>
+
 using namespace tshape;
 using namespace tshape::model;
 using hf::Keys;
@@ -508,6 +510,36 @@ bool tshape::hf::readArchitecture(llvm::StringRef family, Reader &r,
   if (r.failed())
     return false;
   if (a.positions == Positions::Rope && !readRopeScaling(r, a))
+    return false;
+  // Values no model has: an error at the key rather than a command that
+  // trains nonsense (a base or factor beyond 1e15 is no rotary embedding).
+  auto g = [](double v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  auto outside = [&](const Keys &keys, double v, double lo, double hi,
+                     bool loOpen, const char *what) {
+    if (!(v > lo || (!loOpen && v == lo)) || !(v <= hi)) {
+      const char *key = r.find(keys);
+      r.fail(key,
+             (key ? "key '" + std::string(key) + "': " : std::string()) +
+                 what + " " + g(v) + " is outside " + (loOpen ? "(" : "[") +
+                 g(lo) + ", " + g(hi) + "]",
+             false);
+      return true;
+    }
+    return false;
+  };
+  if (outside({"rope_theta", "rotary_emb_base"}, a.rotaryBase, 0, 1e15, true,
+              "rotary base") ||
+      outside({"partial_rotary_factor", "rotary_pct"}, a.rotaryPercent, 0, 1,
+              true, "rotary share") ||
+      outside(row->eps, a.normEps, 0, 1, true, "norm epsilon") ||
+      outside({"rope_scaling"}, a.ropeFactor, 0, 1e15, true,
+              "rope scaling factor") ||
+      outside({"routed_scaling_factor"}, a.routerScaling, 0, 1e15, true,
+              "routed scaling factor"))
     return false;
   return !r.failed();
 }

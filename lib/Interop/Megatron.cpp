@@ -205,8 +205,10 @@ void ropeScalingArguments(const ModelConfig &c, ArgLine &line,
                       "1/4 over 8192 (no flag sets them)");
     return;
   case RopeScaling::Linear: {
-    const int64_t f = int64_t(a.ropeFactor);
-    if (double(f) == a.ropeFactor && f >= 1)
+    const int64_t f = a.ropeFactor >= 1 && a.ropeFactor <= 1e15
+                          ? int64_t(a.ropeFactor)
+                          : 0;
+    if (f >= 1 && double(f) == a.ropeFactor)
       line.arg("--rotary-seq-len-interpolation-factor", f);
     else
       notes.push_back("linear rope scaling by " + real(a.ropeFactor) +
@@ -274,7 +276,10 @@ void architectureArguments(const ModelConfig &c, ArgLine &line,
     // YaRN is a position embedding type of its own.
     line.flag(std::string("--position-embedding-type ") +
               (!mla && a.ropeScaling == RopeScaling::Yarn ? "yarn" : "rope"));
-    if (a.rotaryBase != 10000) {
+    if (!(a.rotaryBase > 0 && a.rotaryBase <= 1e15)) {
+      notes.push_back("rotary base " + real(a.rotaryBase) +
+                      " is no rotary embedding's: not written");
+    } else if (a.rotaryBase != 10000) {
       // --rotary-base is an integer (type=int).
       const double rounded = double(int64_t(a.rotaryBase + 0.5));
       line.arg("--rotary-base", int64_t(rounded));
