@@ -593,3 +593,48 @@ TEST(StepTime, KorthikantiTable5Sanity) {
   }
   EXPECT_LE(sumAbs / 8, 0.05);
 }
+
+TEST(StepTime, UnevenStages) {
+  // 10 layers over pp 4 (Megatron-LM's --decoder-first/last-pipeline-
+  // num-layers): first 2, last 2, the 6 in the middle split 3 + 3.
+  ModelConfig c = tiny();
+  c.layers = 10;
+  c.parallel.pp = 4;
+  TrainingPlan p = plan(8);
+  p.firstStageLayers = 2;
+  p.lastStageLayers = 2;
+  EXPECT_EQ(stageLayers(c, p), (std::vector<int64_t>{2, 3, 3, 2}));
+  StepEstimate e = step(c, p);
+  ASSERT_EQ(e.stages.size(), 4u);
+  ASSERT_EQ(e.memory.stages.size(), 4u);
+  // Each stage's kernels are its layers' (the first stage's embedding has
+  // no GEMM): a middle stage runs 3/2 of the first's forward and backward.
+  EXPECT_NEAR(e.stages[1].forward, 1.5 * e.stages[0].forward, 1e-15);
+  EXPECT_NEAR(e.stages[2].backward, 1.5 * e.stages[0].backward, 1e-15);
+  EXPECT_DOUBLE_EQ(e.stages[1].forward, e.stages[2].forward);
+  // The last stage adds the logits to its two layers.
+  EXPECT_GT(e.stages[3].forward, e.stages[0].forward);
+  // Memory: 2, 3, 3, 2 layers' weights, the same layer's bytes each.
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(e.memory.stages[i].layers, stageLayers(c, p)[i]);
+  EXPECT_EQ(e.memory.stages[1].layerState.params * 2,
+            e.memory.stages[0].layerState.params * 3);
+  // Only the first given: it holds 4, the other three 2 each.
+  p.lastStageLayers = 0;
+  p.firstStageLayers = 4;
+  EXPECT_EQ(stageLayers(c, p), (std::vector<int64_t>{4, 2, 2, 2}));
+  // A layout that does not sum: 10 - 3 - 2 = 5 over 2 middle stages.
+  p.firstStageLayers = 3;
+  p.lastStageLayers = 2;
+  std::string error;
+  EXPECT_TRUE(stageLayers(c, p, &error).empty());
+  EXPECT_EQ(error, "the layout does not sum to the 10 layers: first 3 + last "
+                   "2 leave 5 for 2 other stage(s), which must split them "
+                   "evenly (Megatron-LM, transformer_config.py:2322)");
+  EXPECT_FALSE(estimateStep(c, p, h100(), dgxH100(), {}, &error));
+  // With virtual stages: 1F1B only.
+  p.firstStageLayers = 2;
+  p.setVirtualStages(2);
+  EXPECT_FALSE(estimateStep(c, p, h100(), dgxH100(), {}, &error));
+  EXPECT_NE(error.find("1F1B schedule only"), std::string::npos) << error;
+}

@@ -108,12 +108,61 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   if (par.cp > 1 && s % par.cp != 0)
     return "seq " + std::to_string(s) + " not divisible by cp " +
            std::to_string(par.cp);
+  if (plan.firstStageLayers || plan.lastStageLayers) {
+    if (v != 1)
+      return "uneven stages are priced with the 1F1B schedule only (v=1), "
+             "got v=" + std::to_string(v);
+    std::string error;
+    if (stageLayers(c, plan, &error).empty())
+      return error;
+    return "";
+  }
   if (layers % (p * v) != 0)
     return "layers " + std::to_string(layers) + " not divisible by pp x v = " +
-           std::to_string(p * v) + ": use a pp x v that divides it";
+           std::to_string(p * v) +
+           ": use a pp x v that divides it, or uneven first and last stages";
   return "";
 }
 } // namespace
+
+std::vector<int64_t> tshape::cost::stageLayers(const ModelConfig &c,
+                                               const TrainingPlan &plan,
+                                               std::string *error) {
+  auto fail = [&](const std::string &why) {
+    if (error)
+      *error = why;
+    return std::vector<int64_t>();
+  };
+  const int64_t p = c.parallel.pp, layers = getParam(c, Param::Layers);
+  const int64_t first = plan.firstStageLayers, last = plan.lastStageLayers;
+  if (p < 1)
+    return fail("pp must be at least 1");
+  if (!first && !last)
+    return std::vector<int64_t>(size_t(p), layers / p);
+  auto n = [](int64_t v) { return std::to_string(v); };
+  if (first < 0 || last < 0)
+    return fail("stage layers must be positive, got first " + n(first) +
+                ", last " + n(last));
+  if (p < 2)
+    return fail("uneven first and last stages need pp >= 2, got pp " + n(p));
+  // The stages the counts leave: the middle ones, or the first or last
+  // when only one count is given.
+  const int64_t given = (first > 0) + (last > 0), rest = layers - first - last;
+  const int64_t others = p - given;
+  if (rest < 0 || (others == 0 && rest != 0) ||
+      (others > 0 && (rest <= 0 || rest % others)))
+    return fail("the layout does not sum to the " + n(layers) +
+                " layers: first " + n(first) + " + last " + n(last) +
+                " leave " + n(rest) + " for " + n(others) +
+                " other stage(s), which must split them evenly (Megatron-LM, "
+                "transformer_config.py:2322)");
+  std::vector<int64_t> out(size_t(p), others ? rest / others : 0);
+  if (first)
+    out.front() = first;
+  if (last)
+    out.back() = last;
+  return out;
+}
 
 double tshape::cost::fp8WeightCopyBytes(std::optional<Precision> precision,
                                         const target::GpuTarget *target) {
@@ -231,7 +280,6 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   }
   const model::Parallelism &par = c.parallel;
   const int64_t p = par.pp, v = plan.virtualStages, m = plan.microbatches;
-  const int64_t layers = getParam(c, Param::Layers);
   // The state is replicated on the dp x cp ranks that hold the same
   // weights: the data-parallel group the distributed optimizer and FSDP
   // shard over (Megatron Core: the data-parallel group with context
@@ -277,11 +325,12 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     perLayerActs = std::max(perLayerActs, layerActivationBytes(lc, plan));
 
   MemoryEstimate est;
-  const int64_t layersPerChunk = layers / (p * v);
+  const std::vector<int64_t> perStage = stageLayers(c, plan);
   for (int64_t i = 0; i < p; ++i) {
     StageMemory st;
     st.stage = i;
-    st.layers = layersPerChunk * v;
+    st.layers = perStage[size_t(i)];
+    const int64_t layersPerChunk = st.layers / v;
     // Model chunks whose forward has run and whose backward has not, at the
     // stage's peak: the warm-up forwards plus one (Megatron-LM's
     // schedules): p - i with 1F1B, 2 (p - i - 1) + (v - 1) p + 1 chunks when

@@ -411,8 +411,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   const model::Parallelism &par = c.parallel;
   const int64_t t = par.tp, p = par.pp, d = par.dp, cp = par.cp;
   const int64_t v = plan.virtualStages, m = plan.microbatches;
-  const int64_t layers = getParam(c, Param::Layers);
-  const int64_t layersPerStage = layers / p;
+  const std::vector<int64_t> perStage = stageLayers(c, plan);
   const bool sp = plan.sequenceParallel && t > 1;
   const double e = double(model::dtypeBytes(c.dtype));
   const double tokens = double(getParam(c, Param::Microbatch)) *
@@ -522,7 +521,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   for (int64_t i = 0; i < p; ++i) {
     StageMicrobatch st;
     st.stage = i;
-    const double n = double(layersPerStage);
+    const double n = double(perStage[size_t(i)]);
     st.forward = n * lt->forward;
     st.backward = n * lt->backward;
     st.recompute = n * recomputeKernels;

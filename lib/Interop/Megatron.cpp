@@ -564,12 +564,22 @@ tshape::checkMegatronRules(const ModelConfig &c,
                            const cost::TrainingPlan &plan) {
   const Parallelism &par = c.parallel;
   const int64_t layers = c.layers, v = plan.virtualStages;
-  // megatron/training/arguments.py, validate_args.
-  if (par.pp > 0 && layers % par.pp)
+  // megatron/training/arguments.py, validate_args; uneven stages:
+  // transformer_config.py:2303-2349 (the middle splits evenly).
+  if (plan.firstStageLayers || plan.lastStageLayers) {
+    std::string why;
+    if (cost::stageLayers(c, plan, &why).empty())
+      return why;
+    if (v > 1)
+      return "uneven stages with virtual stages need "
+             "--num-virtual-stages-per-pipeline-rank, which tshape does not "
+             "write (arguments.py:955); use --vp=1";
+  } else if (par.pp > 0 && layers % par.pp)
     return "num-layers " + n(layers) +
            " not divisible by pipeline-model-parallel-size " + n(par.pp) +
            " (Megatron-LM: \"Number of layers should be divisible by the "
-           "pipeline-model-parallel size\")";
+           "pipeline-model-parallel size\"); give uneven first and last "
+           "stages (--first-stage-layers, --last-stage-layers)";
   if (v > 1) {
     // P2P overlap is on by default (--no-overlap-p2p-communication turns
     // it off), so interleaving needs pp > 1 (arguments.py:1000-1009).
@@ -673,6 +683,10 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   if (plan.virtualStages > 1)
     line.arg("--num-layers-per-virtual-pipeline-stage",
              c.layers / (par.pp * plan.virtualStages));
+  if (plan.firstStageLayers)
+    line.arg("--decoder-first-pipeline-num-layers", plan.firstStageLayers);
+  if (plan.lastStageLayers)
+    line.arg("--decoder-last-pipeline-num-layers", plan.lastStageLayers);
   if (plan.sequenceParallel) {
     if (par.tp > 1)
       line.flag("--sequence-parallel");

@@ -119,6 +119,13 @@ std::string planLine(const PlanReport &r) {
        cost::scheduleName(r.plan.schedule);
   if (r.plan.virtualStages > 1)
     s += " (" + std::to_string(r.plan.virtualStages) + " virtual stages)";
+  if (r.plan.firstStageLayers || r.plan.lastStageLayers) {
+    s += ", stages of ";
+    const std::vector<int64_t> layers = cost::stageLayers(r.config, r.plan);
+    for (size_t i = 0; i < layers.size(); ++i)
+      s += (i ? "+" : "") + std::to_string(layers[i]);
+    s += " layers";
+  }
   s += ", recompute " + std::string(cost::recomputeName(r.plan.recompute));
   if (r.plan.sequenceParallel)
     s += ", sequence parallel";
@@ -168,6 +175,10 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("virtual_stages", plan.virtualStages);
     j.attribute("schedule", cost::scheduleName(plan.schedule));
     j.attribute("recompute", cost::recomputeName(plan.recompute));
+    j.attributeArray("stage_layers", [&] {
+      for (int64_t n : cost::stageLayers(config, plan))
+        j.value(n);
+    });
     j.attribute("sequence_parallel", plan.sequenceParallel);
     j.attribute("sharding", cost::shardingName(plan.sharding));
     j.attribute("dtype", model::dtypeName(config.dtype));

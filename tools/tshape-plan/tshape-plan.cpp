@@ -85,6 +85,17 @@ cl::opt<int64_t> vp("vp",
                     cl::desc("virtual stages per pipeline rank (> 1: the "
                              "interleaved schedule)"),
                     cl::init(1), cl::cat(planCat));
+cl::opt<int64_t> firstStageLayers(
+    "first-stage-layers",
+    cl::desc("decoder layers of the first pipeline stage (uneven stages: "
+             "Megatron-LM's --decoder-first-pipeline-num-layers; the middle "
+             "stages split the rest evenly)"),
+    cl::init(0), cl::cat(planCat));
+cl::opt<int64_t> lastStageLayers(
+    "last-stage-layers",
+    cl::desc("decoder layers of the last pipeline stage "
+             "(--decoder-last-pipeline-num-layers)"),
+    cl::init(0), cl::cat(planCat));
 cl::opt<cost::Recompute> recompute(
     "recompute", cl::desc("what the backward recomputes"),
     cl::values(clEnumValN(cost::Recompute::None, "none", "nothing"),
@@ -181,6 +192,8 @@ bool given(const cl::Option &o) { return o.getNumOccurrences() > 0; }
 cost::TrainingPlan commandLinePlan(int64_t microbatches) {
   cost::TrainingPlan plan;
   plan.setVirtualStages(vp);
+  plan.firstStageLayers = firstStageLayers;
+  plan.lastStageLayers = lastStageLayers;
   plan.microbatches = microbatches;
   plan.recompute = recompute;
   plan.sequenceParallel = sequenceParallel;
@@ -383,6 +396,13 @@ int main(int argc, char **argv) {
   if (paramTolerance < 0)
     return fail("--param-tolerance must be >= 0, got " +
                 std::to_string(paramTolerance));
+  if (firstStageLayers < 0 || lastStageLayers < 0)
+    return fail("--first-stage-layers and --last-stage-layers must be "
+                "positive (0: the even share)");
+  if (search && (given(firstStageLayers) || given(lastStageLayers)))
+    return fail("--first-stage-layers and --last-stage-layers fix one "
+                "plan's layout; the search prices even stages (give --pp "
+                "and no --search)");
   if (search) {
     if (!gpus)
       return fail("--search needs --gpus (the GPUs to plan for)");

@@ -68,6 +68,13 @@ struct TrainingPlan {
   /// m: microbatches per step on one pipeline (global batch / (b d)).
   int64_t microbatches = 1;
   Recompute recompute = Recompute::None;
+  /// Uneven pipeline stages (Megatron-LM's
+  /// --decoder-first-pipeline-num-layers and --decoder-last-...): the
+  /// decoder layers of the first and of the last stage, the others
+  /// splitting the rest evenly; 0: that stage holds its even share. A
+  /// model whose layers pp does not divide (405B's 126, DeepSeek-V3's 61)
+  /// runs so. 1F1B only (v = 1).
+  int64_t firstStageLayers = 0, lastStageLayers = 0;
   /// Megatron-LM's sequence parallelism (with tensor parallelism).
   bool sequenceParallel = false;
   StateSharding sharding = StateSharding::None;
@@ -95,6 +102,14 @@ struct TrainingPlan {
                      : PipelineSchedule::OneFOneB;
   }
 };
+
+/// The decoder layers of each pipeline stage under `plan` (pp entries):
+/// layers / pp each, or the first and last stages' given counts and the
+/// rest split evenly over the middle; empty with `*error` set when the
+/// layout does not sum to the layers or does not split evenly.
+std::vector<int64_t> stageLayers(const model::ModelConfig &c,
+                                 const TrainingPlan &plan,
+                                 std::string *error = nullptr);
 
 /// The training state of some parameters on one GPU.
 struct ParamState {
