@@ -295,7 +295,7 @@ TEST(Memory, Errors) {
   std::string error;
   EXPECT_FALSE(estimateMemory(c, pipelinePlan(1, 4), &error));
   EXPECT_EQ(error, "layers 4 not divisible by pp x v = 3: use a pp x v that "
-                   "divides it");
+                   "divides it, or uneven first and last stages");
   c.parallel.pp = 2;
   TrainingPlan plan = pipelinePlan(1, 4);
   plan.schedule = PipelineSchedule::Interleaved;

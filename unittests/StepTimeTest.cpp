@@ -458,7 +458,7 @@ TEST(StepTime, Errors) {
   c.parallel.pp = 3;
   EXPECT_FALSE(estimateStep(c, plan(3), h100(), dgxH100(), {}, &error));
   EXPECT_EQ(error, "layers 8 not divisible by pp x v = 3: use a pp x v that "
-                   "divides it");
+                   "divides it, or uneven first and last stages");
   c = tiny();
   c.parallel.tp = 3;
   EXPECT_FALSE(estimateStep(c, plan(1), h100(), dgxH100(), {}, &error));

@@ -2,7 +2,10 @@
 // RUN: tshape-opt %s --tshape-gemm-summary=output=%t.md -o /dev/null && FileCheck %s < %t.md
 // RUN: not tshape-opt %s --tshape-gemm-summary=output=/nonexistent/dir/x.md -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADFILE
 // RUN: tshape-opt %s --tshape-gemm-summary=output=%t.json -o /dev/null && FileCheck %s --check-prefix=JSON < %t.json
-// RUN: tshape-opt %s --tshape-gemm-summary=output=%t.txt -o /dev/null && FileCheck %s --check-prefix=JSON < %t.txt
+// A name with another extension is an error naming the formats (it used to
+// get JSON silently).
+// RUN: not tshape-opt %s --tshape-gemm-summary=output=%t.txt -o /dev/null 2>&1 | FileCheck %s --check-prefix=TXT
+// TXT: error: cannot write report '{{.*}}.txt': '.txt' is not a report format; name it .json (JSON) or .md (Markdown), or - for Markdown on stdout
 
 // The summary reads any static contraction: named ops with or without
 // tshape roles, a linalg.generic contraction, and reports dynamic ones as
