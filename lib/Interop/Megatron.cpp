@@ -513,6 +513,10 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
     // gpt-oss launches of Megatron-LM write them.
     line.flag("--quick-geglu --glu-linear-offset 1.0 "
               "--activation-func-clamp-value 7.0 --softmax-type learnable");
+    // Checked when the attention module is built (TEDotProductAttention),
+    // not at start-up.
+    notes.push_back("--softmax-type learnable (the sinks) needs Transformer "
+                    "Engine 2.8 or later");
   } else if ((c.mlp.gated || value(Param::Experts)) &&
              (value(Param::Ffn) == 0 ||
               c.mlp.activation == Activation::SiLU)) {
