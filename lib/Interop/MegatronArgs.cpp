@@ -642,10 +642,11 @@ tshape::validateMegatronArguments(llvm::StringRef line,
            "cp = " + n(model));
     } else {
       const int64_t dp = ctx.worldSize / model;
-      if (experts && ctx.worldSize % (etp * ep * pp))
+      const int64_t expertRanks = etp * ep * pp;
+      if (experts && (expertRanks <= 0 || ctx.worldSize % expertRanks))
         fail("W3", "parallel_state.py:881",
              "world size " + n(ctx.worldSize) + " not divisible by etp x ep "
-             "x pp = " + n(etp * ep * pp));
+             "x pp = " + n(expertRanks));
       const int64_t gbs = s.get("--global-batch-size", mbs * dp);
       if (mbs > 0 && gbs % (mbs * dp))
         fail("B4", "num_microbatches_calculator.py:381",
