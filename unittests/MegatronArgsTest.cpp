@@ -376,3 +376,23 @@ TEST(MegatronArgs, EveryFamilyUnderEveryPlanKind) {
               launched, files.size() - 1, planKinds().size());
   EXPECT_GE(launched, 150);
 }
+
+TEST(MegatronArgs, SinksFollowTheArchitecture) {
+  // Learned sinks are an architecture fact, not gpt-oss's: a llama with
+  // them states them, and without them nothing is written.
+  ImportDiagnostic diag;
+  std::optional<model::ModelConfig> c = importHFConfig(
+      R"({"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
+          "num_hidden_layers": 2, "vocab_size": 1024})",
+      ImportOptions(), diag);
+  ASSERT_TRUE(c) << diag.message;
+  EXPECT_EQ(megatronArguments(*c, 0).find("--softmax-type"),
+            std::string::npos);
+  c->arch.attentionSinks = true;
+  std::string args = megatronArguments(*c, 0);
+  EXPECT_NE(args.find("--softmax-type learnable"), std::string::npos) << args;
+  EXPECT_NE(args.find("# note: --softmax-type learnable (the sinks) needs "
+                      "Transformer Engine 2.8 or later"),
+            std::string::npos)
+      << args;
+}

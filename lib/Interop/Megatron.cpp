@@ -508,19 +508,23 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
   windowArguments(c, line, notes);
   if (c.modelType == "gpt_oss") {
     // gpt-oss's experts run x * sigmoid(1.702 x) gated, clamped at 7, with
-    // the up projection offset by 1, and its attention has learned sinks:
-    // no GEMM effect (the importer reads past them), written as the public
-    // gpt-oss launches of Megatron-LM write them.
+    // the up projection offset by 1: no GEMM effect (the importer reads
+    // past it), written as the public gpt-oss launches of Megatron-LM
+    // write it.
     line.flag("--quick-geglu --glu-linear-offset 1.0 "
-              "--activation-func-clamp-value 7.0 --softmax-type learnable");
-    // Checked when the attention module is built (TEDotProductAttention),
-    // not at start-up.
-    notes.push_back("--softmax-type learnable (the sinks) needs Transformer "
-                    "Engine 2.8 or later");
+              "--activation-func-clamp-value 7.0");
   } else if ((c.mlp.gated || value(Param::Experts)) &&
              (value(Param::Ffn) == 0 ||
               c.mlp.activation == Activation::SiLU)) {
     line.flag("--swiglu");
+  }
+  // Learned attention sinks (Architecture::attentionSinks), whatever the
+  // family; checked when the attention module is built
+  // (TEDotProductAttention), not at start-up.
+  if (c.arch.attentionSinks) {
+    line.flag("--softmax-type learnable");
+    notes.push_back("--softmax-type learnable (the sinks) needs Transformer "
+                    "Engine 2.8 or later");
   }
   if (!c.tiedEmbeddings)
     line.flag("--untie-embeddings-and-output-weights");
