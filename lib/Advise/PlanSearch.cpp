@@ -231,7 +231,8 @@ private:
                    "tp " + n(t) + " does not divide " + n(space.gpus) +
                        " GPUs");
       setParam(cfg, Param::Dp, space.gpus / t);
-      if (std::optional<model::RuleViolation> v = model::checkModel(cfg))
+      if (std::optional<model::RuleViolation> v =
+              model::checkModelPerSequence(cfg))
         return cut("a model rule at this tp",
                    "tp=" + n(t) + ": rule " + v->rule + ": " + v->message);
       // Sequence parallelism is chosen later (level 7): a MoE model's
@@ -577,13 +578,19 @@ std::optional<SearchResult> tshape::advise::coSearchShapes(
     // on one tensor-parallel rank, times t ranks, m microbatches and d
     // pipelines, over the GPUs): Eq. 3 assumes f = 4h and would count a
     // smaller FFN as faster work.
+    // Counted for one sequence and scaled by b (every kernel's M is b x
+    // s/cp), so that a large microbatch does not overflow 64 bits.
+    model::ModelConfig one = c;
+    setParam(one, Param::Microbatch, 1);
     std::optional<int64_t> perRank =
-        model::countFlops(c, model::RunShape::train());
+        model::countFlops(one, model::RunShape::train());
     if (!perRank) {
       why = "the FLOP count overflows";
       return std::nullopt;
     }
-    const double flops = double(*perRank) * double(c.parallel.tp) *
+    const double flops = double(*perRank) *
+                         double(getParam(c, Param::Microbatch)) *
+                         double(c.parallel.tp) *
                          double(plan.plan.microbatches) *
                          double(c.parallel.dp) / gpus;
     return StepPrediction{e->stepTime * 1e6, flops};

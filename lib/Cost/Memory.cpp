@@ -85,7 +85,9 @@ ParamState state(int64_t params, const TrainingPlan &plan, int64_t group) {
 }
 
 std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
-  if (std::optional<model::RuleViolation> v = model::checkModel(c))
+  // At one sequence per microbatch (checkModelPerSequence): this model and
+  // the step model count a microbatch's bytes and FLOPs in double.
+  if (std::optional<model::RuleViolation> v = model::checkModelPerSequence(c))
     return v->rule + ": " + v->message;
   const model::Parallelism &par = c.parallel;
   for (int64_t d : {par.tp, par.pp, par.dp, par.ep, par.cp})

@@ -267,6 +267,13 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
   return std::nullopt;
 }
 
+std::optional<RuleViolation>
+tshape::model::checkModelPerSequence(const ModelConfig &c) {
+  ModelConfig one = c;
+  setParam(one, Param::Microbatch, 1);
+  return checkModel(one);
+}
+
 //===----------------------------------------------------------------------===//
 // GEMMs
 //===----------------------------------------------------------------------===//

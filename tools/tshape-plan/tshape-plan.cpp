@@ -470,7 +470,8 @@ int main(int argc, char **argv) {
   setParam(*config, model::Param::Microbatch, microbatch);
   config->parallel = {tp, pp, d, ep, cp};
   model::padGrowOnlySplits(*config, kMegatronVocabDivisibleBy);
-  if (std::optional<model::RuleViolation> v = model::checkModel(*config))
+  if (std::optional<model::RuleViolation> v =
+          model::checkModelPerSequence(*config))
     return fail("rule " + v->rule + ": " + v->message);
 
   // The plan; Megatron-LM's batch rule (num_microbatches_calculator.py).

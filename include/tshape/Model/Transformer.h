@@ -210,6 +210,13 @@ std::optional<RuleViolation> checkWindow(std::optional<int64_t> window,
                                          bool chunked, bool causal);
 /// Every rule of a whole model, in rule order; the first violation.
 std::optional<RuleViolation> checkModel(const ModelConfig &config);
+/// checkModel at one sequence per microbatch: what a plan's models (the
+/// memory and step models, the plan search) check, as they count a
+/// microbatch's bytes and FLOPs in double. Rule S2 then bounds one
+/// sequence's kernels; at the microbatch itself it would reject plans that
+/// are only large (Llama 3.1 405B at t = 2, b = 2048, s = 8192: ~2e19 FLOPs
+/// a step on a rank, past 2^63 ~ 9.2e18).
+std::optional<RuleViolation> checkModelPerSequence(const ModelConfig &config);
 
 //===----------------------------------------------------------------------===//
 // Per-rank sizes and the GEMM list
