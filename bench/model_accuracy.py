@@ -21,6 +21,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_svg  # noqa: E402
 
+# Where bench/training_runs.py's section of docs/model-accuracy.md begins.
+TRAINING_RUNS_MARK = "<!-- published training runs: bench/training_runs.py"
 # (label, data file suffix, built-in target, has attention timings)
 GPUS = [("H100", "h100-sxm", "h100-sxm", True),
         ("A100", "a100-sxm", "a100-80gb", True),
@@ -1089,8 +1091,17 @@ def write_page(src, results, cross, nccl, stack, moe):
       "`test/Predict/refit-attention.test` reruns the attention fits (about "
       "a second each) and `test/Predict/refit-decode.test` the decode fits "
       "(about 15 s each), and check that they give the shipped constants.")
-    with open(os.path.join(src, "docs", "model-accuracy.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    # The published training runs' section is bench/training_runs.py's
+    # (--update-doc): kept as it stands, at the end.
+    path = os.path.join(src, "docs", "model-accuracy.md")
+    kept = ""
+    if os.path.exists(path):
+        old = open(path).read()
+        at = old.find(TRAINING_RUNS_MARK)
+        if at >= 0:
+            kept = "\n" + old[at:]
+    with open(path, "w") as f:
+        f.write("\n".join(L) + "\n" + kept)
 
 
 if __name__ == "__main__":
