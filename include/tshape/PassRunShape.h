@@ -31,7 +31,7 @@ passRunShape(const mlir::Pass &pass, mlir::Operation *op,
     return mlir::failure();
   }
   std::optional<model::RunShape> stated = getRunShape(op);
-  model::RunShape run = stated.value_or(model::RunShape{phase, 0});
+  model::RunShape run = stated.value_or(model::RunShape::of(phase, 0, 0));
   if (phase.getNumOccurrences()) {
     run.phase = phase;
     // A training step attends to its own sequence (no cache, no drafts;

@@ -271,6 +271,9 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
       case model::RoleGroup::Logits:
         t.logitsShare += r.predictedUs;
         break;
+      case model::RoleGroup::Communication:
+        t.otherShare += r.predictedUs;
+        break;
       }
     if (r.fusedGroup >= 0) {
       if (r.fusedPrimary && r.fused.supported)

@@ -61,7 +61,6 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const model::ModelConfig &c,
                                                 int64_t maskedEp,
                                                 double activeExperts) {
   MoeLayerEstimate m;
-  const model::Bindings env = model::bindings(c);
   // fused_moe holds gate and up as one weight (w13) and runs them as one
   // grouped GEMM of width 2f: two expert GEMMs per layer, each quantizing
   // its input once under fp8, whatever layout the config's dense MLPs take.

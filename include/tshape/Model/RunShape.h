@@ -50,12 +50,19 @@ struct RunShape {
   /// as (Cost/PredictKernel.h); the target says which it supports.
   std::optional<Precision> precision;
 
-  static RunShape train() { return {Phase::Train, 0}; }
+  static RunShape train() { return of(Phase::Train, 0, 0); }
   static RunShape prefill(int64_t kvLength = 0) {
-    return {Phase::Prefill, kvLength};
+    return of(Phase::Prefill, kvLength, 0);
   }
   static RunShape decode(int64_t kvLength = 0, int64_t draft = 0) {
-    return {Phase::Decode, kvLength, draft};
+    return of(Phase::Decode, kvLength, draft);
+  }
+  static RunShape of(Phase phase, int64_t kvLength, int64_t draft) {
+    RunShape r;
+    r.phase = phase;
+    r.kvLength = kvLength;
+    r.draft = draft;
+    return r;
   }
 
   /// Whether the backward kernels follow the forward ones.

@@ -470,7 +470,8 @@ bool tshape::parseArchitecture(DictionaryAttr dict, model::Architecture &arch,
               "' (known: " + known + ")";
       return false;
     }
-    model::ArchValue v{field->kind};
+    model::ArchValue v;
+    v.kind = field->kind;
     Attribute a = entry.getValue();
     bool ok = false;
     switch (field->kind) {

@@ -135,8 +135,8 @@ def TShape_RunAttr : AttrDef<TShape_Dialect, "Run"> {
   let extraClassDeclaration = [{
     /// The run shape as the plain-C++ model states it.
     ::tshape::model::RunShape getRunShape() const {
-      ::tshape::model::RunShape r{::tshape::model::Phase(getPhase()),
-                                  getKvLength(), getDraft()};
+      ::tshape::model::RunShape r = ::tshape::model::RunShape::of(
+          ::tshape::model::Phase(getPhase()), getKvLength(), getDraft());
       if (!getKvCache().empty())
         r.kvCache = ::tshape::parseDType(getKvCache().str());
       if (!getPrecision().empty())
