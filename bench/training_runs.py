@@ -11,8 +11,9 @@ dense or MoE, for the fit part and the held-out part of the file.
 A run tshape cannot express is listed with the reason (the first one found)
 and is not priced: a model family tshape does not import (Nemotron 3's
 Mamba layers), a precision it does not price (NVFP4), expert tensor
-parallelism other than tp, activation CPU offload, or a layer count the
-run's pipeline does not divide (Bridge's layout is not in the data).
+parallelism other than tp, activation CPU offload; or tshape-plan's own
+error (a layer count the run's pipeline does not divide: Bridge's layout is
+not in the data).
 Approximations a priced run carries are named in its notes: recompute
 modules tshape has no form for are priced as no recompute, CUDA graphs and
 the MoE dispatcher's kind are not modelled.
@@ -69,12 +70,6 @@ def config_path(model):
     return os.path.join(SHARED, "hf-configs", name)
 
 
-def layers_of(path):
-    cfg = json.load(open(path))
-    cfg = cfg.get("text_config", cfg)
-    return cfg.get("num_hidden_layers") or cfg.get("n_layer")
-
-
 def held_out(case):
     key = "|".join(str(case[k]) for k in (
         "model", "system", "precision", "gpus", "tp", "pp", "cp", "vp", "ep",
@@ -99,10 +94,6 @@ def plan_of(case):
         return None, f"expert tensor parallelism {etp} at tp {tp}"
     if case.get("cpu_offload_layers"):
         return None, f"CPU offload of {case['cpu_offload_layers']} layers"
-    layers = layers_of(path)
-    if layers % (pp * vp):
-        return None, (f"{layers} layers over pp {pp} x vp {vp} "
-                      "(the layout Bridge used is not in the data)")
     notes = []
     recompute = "none"
     rc = case.get("recompute")

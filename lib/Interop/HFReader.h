@@ -67,9 +67,7 @@ public:
         return fail(key, llvm::formatv("key '{0}': expected an integer that "
                                        "fits in 64 bits, got {1}",
                                        key, render(v)));
-      return fail(key, llvm::formatv("key '{0}': expected an integer, got "
-                                     "{1} {2}",
-                                     key, kindName(v), render(v)));
+      return mistyped(key, "an integer");
     }
     if (*i <= 0)
       return fail(key, llvm::formatv("key '{0}': {1} must be positive, got "
@@ -85,11 +83,7 @@ public:
       return fallback;
     if (auto b = obj.get(key)->getAsBoolean())
       return *b;
-    return fail(key, llvm::formatv("key '{0}': expected true or false, got "
-                                   "{1} {2}",
-                                   key, kindName(*obj.get(key)),
-                                   render(*obj.get(key))),
-                std::optional<bool>());
+    return mistyped(key, "true or false");
   }
 
   /// A string under one of `keys`; nullopt when absent (no error) or
@@ -101,9 +95,7 @@ public:
       return std::nullopt;
     if (auto s = obj.get(key)->getAsString())
       return s->str();
-    fail(key, llvm::formatv("key '{0}': expected a string, got {1} {2}", key,
-                            kindName(*obj.get(key)), render(*obj.get(key))));
-    return std::nullopt;
+    return mistyped(key, "a string");
   }
 
   /// A non-negative integer under one of `keys`, or `fallback` when absent
@@ -129,10 +121,7 @@ public:
       return fallback;
     if (auto d = obj.get(key)->getAsNumber())
       return *d;
-    return fail(key, llvm::formatv("key '{0}': expected a number, got {1} {2}",
-                                   key, kindName(*obj.get(key)),
-                                   render(*obj.get(key))),
-                std::optional<double>());
+    return mistyped(key, "a number");
   }
 
   /// The object under `key`: nullptr when absent or null, and when it is
@@ -143,8 +132,7 @@ public:
       return nullptr;
     if (const json::Object *o = v->getAsObject())
       return o;
-    fail(key, llvm::formatv("key '{0}': expected an object, got {1} {2}", key,
-                            kindName(*v), render(*v)));
+    mistyped(key, "an object");
     return nullptr;
   }
 
@@ -169,6 +157,15 @@ public:
         locate(key);
     }
     return ret;
+  }
+
+  /// Records "key 'K': expected WHAT, got KIND VALUE" at `key`, which is
+  /// present; nullopt for the caller to return.
+  std::nullopt_t mistyped(const char *key, const char *what) {
+    const json::Value &v = *obj.get(key);
+    fail(key, llvm::formatv("key '{0}': expected {1}, got {2} {3}", key, what,
+                            kindName(v), render(v)));
+    return std::nullopt;
   }
 
   /// Sets the diagnostic's line and column to where `"key"` is written:
