@@ -141,14 +141,20 @@ TEST(StepTime, ComputeAndRecompute) {
     core += predictKernel(g, model::DType::BF16, h100()).predictedUs * 1e-6;
   EXPECT_NEAR(step(c, sel).recompute, 4 * core, 1e-12);
 
-  // A fused attention kernel: its backward is 2.5x its forward.
+  // A fused attention kernel: its backward is a kernel of its own, 2.5x
+  // the forward's work (GpuTarget::attentionBackwardFactor) without the
+  // forward's cache-write term, and the step adds it as it adds any kernel.
   c.attention.fused = true;
   StepEstimate fused = step(c, plan(1));
-  const double fwd = predictKernel(model::attentionKernel(
-                                       c, model::RunShape::train(), 0),
-                                   model::DType::BF16, h100())
-                         .predictedUs *
-                     1e-6;
+  model::AttentionSpec a =
+      model::attentionKernel(c, model::RunShape::train(), 0);
+  const KernelEstimate f = predictKernel(a, model::DType::BF16, h100());
+  a.backward = true;
+  const KernelEstimate b = predictKernel(a, model::DType::BF16, h100());
+  EXPECT_NEAR(b.predictedUs,
+              2.5 * (f.predictedUs - f.attention.cacheWriteUs), 1e-9);
+  // Its useful FLOPs: the four gradient products, twice the forward's two.
+  EXPECT_DOUBLE_EQ(b.flops, 2 * f.flops);
   double rest = 0; // the projections' GEMMs, forward and backward
   for (const model::Kernel &k :
        model::layerKernels(c, model::RunShape::train(), 0))
@@ -156,7 +162,9 @@ TEST(StepTime, ComputeAndRecompute) {
         k.role() != model::Role::AttnScore &&
         k.role() != model::Role::AttnValue)
       rest += predictKernel(k, model::DType::BF16, h100()).predictedUs * 1e-6;
-  EXPECT_NEAR(fused.compute, 4 * (rest + 3.5 * fwd) + logits, 1e-12);
+  EXPECT_NEAR(fused.compute,
+              4 * (rest + (f.predictedUs + b.predictedUs) * 1e-6) + logits,
+              1e-12);
 }
 
 // Elementwise bytes of one layer, one microbatch (t = 1, bf16, e = 2):

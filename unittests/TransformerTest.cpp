@@ -274,3 +274,42 @@ TEST(DType, Names) {
   EXPECT_EQ(dtypeBytes(DType::BF16), 2);
   EXPECT_STREQ(dtypeName(DType::FP16), "fp16");
 }
+
+// A fused attention's backward is one kernel (FlashAttention's dQ/dK/dV),
+// not four GEMMs: Llama-2-7B's attention at t = 1, b = 1, s = 4096 (32
+// heads of d = 128). Its pass computes dP = dO.V^T and dV = P^T.dO of the
+// value product, then dQ = dS.K and dK = dS^T.Q of the scores, each over
+// b x a = 32 products of 4096 x 4096 x 128 (2 x 4096^2 x 128 x 32 = 137.4
+// GFLOP each, 549.8 GFLOP in all: twice the forward's two).
+TEST(Transformer, FusedAttentionBackwardIsOneKernel) {
+  ModelConfig c = tshape::testmodels::fusedAttentionModel(32, 32, 4096, 4096);
+  std::vector<Kernel> ks = layerKernels(c, RunShape::train(), 0);
+  std::vector<const AttentionSpec *> attn;
+  for (const Kernel &k : ks)
+    if (const AttentionSpec *a = k.attention())
+      attn.push_back(a);
+  ASSERT_EQ(attn.size(), 2u);
+  EXPECT_FALSE(attn[0]->backward);
+  EXPECT_TRUE(attn[1]->backward);
+  EXPECT_EQ(Kernel(*attn[1]).name(), "attention_bwd");
+  // No gradient GEMM of the score or value product is left in the list.
+  for (const Kernel &k : ks) {
+    if (const GemmSpec *g = k.gemm()) {
+      EXPECT_TRUE(g->role != Role::AttnScore && g->role != Role::AttnValue)
+          << g->name();
+    }
+  }
+  std::vector<GemmSpec> fwd = attn[0]->passGemms(),
+                        bwd = attn[1]->passGemms();
+  ASSERT_EQ(fwd.size(), 2u);
+  ASSERT_EQ(bwd.size(), 4u);
+  const char *names[] = {"attn_value_dp", "attn_value_dv", "attn_score_dq",
+                         "attn_score_dk"};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(bwd[i].name(), names[i]);
+    EXPECT_EQ(bwd[i].batch.value, 32);
+    EXPECT_EQ(bwd[i].flops(), int64_t(2) * 4096 * 4096 * 128 * 32);
+  }
+  EXPECT_EQ(attn[1]->flops(), 2 * *attn[0]->flops());
+  EXPECT_EQ(*attn[1]->flops(), int64_t(4) * 2 * 4096 * 4096 * 128 * 32);
+}

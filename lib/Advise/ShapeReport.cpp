@@ -388,6 +388,8 @@ std::string shapeKey(const GemmRecord &r) {
   if (r.attention)
     for (auto [name, d] : model::Kernel(*r.attention).dims())
       k += "|" + d.expr.str() + std::to_string(r.attention->causal);
+  if (r.attention && r.attention->backward)
+    k += "|backward";
   return k;
 }
 

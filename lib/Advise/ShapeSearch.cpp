@@ -46,7 +46,7 @@ tshape::advise::recordsOf(const ModelConfig &c,
       add(*g);
     } else if (const model::AttentionSpec *a = k.attention()) {
       bool primary = true;
-      for (const model::GemmSpec &g : a->gemms()) {
+      for (const model::GemmSpec &g : a->passGemms()) {
         GemmRecord &r = add(g);
         r.fusedGroup = a->layer;
         r.fusedPrimary = primary;

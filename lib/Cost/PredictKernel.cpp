@@ -214,6 +214,22 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
             " with v_head_dim " + std::to_string(a->valueHeadDim.value);
       e.unsupported += " has no fused attention kernel on " + t.name;
     }
+    // The backward kernel: the forward's work times the target's factor
+    // (GpuTarget::attentionBackwardFactor); its useful FLOPs are the four
+    // gradient products, twice the forward's.
+    if (a->backward && e.supported) {
+      FusedAttentionEstimate &f = e.attention;
+      // A training step writes no cache: the forward's cache-write term
+      // (a serving kernel's) is left out before scaling.
+      const double x = t.attentionBackwardFactor;
+      f.predictedUs -= f.cacheWriteUs;
+      f.cacheWriteUs = 0;
+      for (double *us : {&f.computeUs, &f.criticalPathUs, &f.memoryUs,
+                         &f.kvStreamUs, &f.predictedUs})
+        *us *= x;
+      f.flops *= 2;
+      f.tflops = f.predictedUs > 0 ? f.flops / (f.predictedUs * 1e6) : 0;
+    }
     e.predictedUs = e.attention.predictedUs;
     e.flops = e.attention.flops;
     return e;

@@ -172,7 +172,7 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
     ModelConfig fused = rc;
     fused.attention.fused = true;
     for (const model::Kernel &k : model::layerKernels(fused, run, 0))
-      if (const model::AttentionSpec *a = k.attention())
+      if (const model::AttentionSpec *a = k.attention(); a && !a->backward)
         t.kvExchangePerToken +=
             double(a->kvHeads.value) *
             double(a->headDim.value + a->valueHeadDim.value);
@@ -185,14 +185,14 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       continue;
     }
     const model::GemmSpec *g = k.gemm();
+    const model::AttentionSpec *a = k.attention();
     const bool core = k.role() == Role::AttnScore ||
                       k.role() == Role::AttnValue ||
                       k.role() == Role::Attention;
-    const bool forward = !g || g->pass == model::GemmPass::Forward;
-    // A fused attention's backward is priced from its forward kernel
-    // (StepOptions::attentionBackwardFactor), not as unfused GEMMs.
-    if (core && !forward && c.attention.fused)
-      continue;
+    // A fused attention's backward is a kernel of its own
+    // (AttentionSpec::backward), priced as every kernel is.
+    const bool forward =
+        g ? g->pass == model::GemmPass::Forward : !(a && a->backward);
     // At the run's precision: a weight GEMM is an FP8 linear layer.
     KernelEstimate e = predictKernel(k, c.dtype, target, nullptr, &run);
     if (!e.supported) {
@@ -206,11 +206,6 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       t.forward += sec;
       if (core)
         t.coreForward += sec;
-      if (core && c.attention.fused) {
-        double bwd = sec * opt.attentionBackwardFactor;
-        t.backward += bwd;
-        t.coreBackward += bwd;
-      }
     } else {
       t.backward += sec;
       if (core)

@@ -100,9 +100,20 @@ std::vector<GemmSpec> AttentionSpec::gemms() const {
   return out;
 }
 
+std::vector<GemmSpec> AttentionSpec::passGemms() const {
+  std::vector<GemmSpec> fwd = gemms();
+  if (!backward)
+    return fwd;
+  std::vector<GemmSpec> out;
+  for (auto g = fwd.rbegin(); g != fwd.rend(); ++g)
+    for (GemmSpec &b : backwardGemms(*g))
+      out.push_back(std::move(b));
+  return out;
+}
+
 std::optional<int64_t> AttentionSpec::flops() const {
   std::optional<int64_t> sum = 0;
-  for (const GemmSpec &g : gemms())
+  for (const GemmSpec &g : passGemms())
     sum = checkedAdd(sum, g.flops());
   return sum;
 }
@@ -143,6 +154,8 @@ std::string Kernel::name() const {
     return g->name();
   if (const CollectiveSpec *c = collective())
     return collectiveName(c->op);
+  if (const AttentionSpec *a = attention(); a && a->backward)
+    return std::string(roleInfo(role()).name) + "_bwd";
   return roleInfo(role()).name;
 }
 
@@ -184,12 +197,13 @@ tshape::model::backwardKernels(const std::vector<Kernel> &forward) {
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
     if (const GemmSpec *g = it->gemm()) {
       gemmGrads(*g);
-    } else if (const AttentionSpec *a = it->attention()) {
-      // The gradients of the value product, then of the scores (the
-      // unfused backward; a fused backward kernel is a later model).
-      std::vector<GemmSpec> fwd = a->gemms();
-      for (auto g = fwd.rbegin(); g != fwd.rend(); ++g)
-        gemmGrads(*g);
+    } else if (const AttentionSpec *a = it->attention();
+               a && !a->backward) {
+      // The fused backward kernel (FlashAttention's): one kernel that
+      // computes the gradients of the value product, then of the scores.
+      AttentionSpec b = *a;
+      b.backward = true;
+      out.push_back(std::move(b));
     } else if (const CollectiveSpec *c = it->collective();
                c && c->op == CollectiveOp::AllToAll) {
       // An all-to-all's gradient is the same exchange in the other

@@ -100,22 +100,28 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
         r.sweeps.push_back(std::move(s));
     }
 
-  // A training step on a cluster: one data-parallel replica of tp GPUs,
-  // the vocabulary padded as Megatron-LM pads it.
+  // A training step on a cluster: tp x pp GPUs (times ep data-parallel
+  // replicas), pp microbatches, the vocabulary padded as Megatron-LM pads
+  // it: the plan tshape-plan prices for the same options.
   if (options.cluster && run.phase == model::Phase::Train) {
     stage("pricing the plan");
     model::ModelConfig c = config;
     model::padGrowOnlySplits(c, kMegatronVocabDivisibleBy);
+    c.parallel.dp = std::max<int64_t>(1, c.parallel.ep);
     cost::TrainingPlan plan;
-    plan.microbatches = 1;
+    plan.microbatches = c.parallel.pp;
+    plan.recompute = options.recompute;
+    plan.sequenceParallel = options.sequenceParallel;
     plan.bytes = stateBytes(c.dtype);
     plan.precision = run.precision;
-    if (std::optional<model::RuleViolation> v = model::checkModel(c))
+    const model::Parallelism &par = c.parallel;
+    if (std::optional<model::RuleViolation> v =
+            model::checkModelPerSequence(c))
       r.planError = "rule " + v->rule + ": " + v->message;
     else
       r.plan = evaluatePlan(options.model, c, plan, target, *options.cluster,
-                            c.parallel.tp, options.originalVocab,
-                            r.planError);
+                            par.tp * par.pp * par.cp * par.dp,
+                            options.originalVocab, r.planError);
   }
 
   // Megatron-LM trains: for a serving run its sequence is the served

@@ -48,7 +48,8 @@ std::string describe(const tshape::model::GemmSpec &g) {
 
 std::string describe(const tshape::model::AttentionSpec &a) {
   std::string s = "attention layer " + std::to_string(a.layer) +
-                  (a.causal ? " causal" : "") + (a.cross ? " cross" : "");
+                  (a.causal ? " causal" : "") + (a.cross ? " cross" : "") +
+                  (a.backward ? " backward" : "");
   for (auto [name, d] : tshape::model::Kernel(a).dims())
     s += std::string(" ") + name + "=" + std::to_string(d.value) + " [" +
          d.expr.str() + "]";
@@ -173,9 +174,13 @@ struct TestGemmConsistencyPass
         if (const tshape::model::GemmSpec *g = k.gemm()) {
           want.push_back({*g, std::nullopt});
         } else if (const tshape::model::AttentionSpec *a = k.attention()) {
-          std::vector<tshape::model::GemmSpec> pv = a->gemms();
-          want.push_back({pv[0], *a});
-          want.push_back({pv[1], std::nullopt});
+          // The kernel's pass (forward, or the backward's four gradient
+          // products), the first carrying the kernel.
+          bool first = true;
+          for (const tshape::model::GemmSpec &g : a->passGemms()) {
+            want.push_back({g, first ? std::optional(*a) : std::nullopt});
+            first = false;
+          }
         } else {
           fn.emitError() << "tshape-test-gemm-consistency: the model has a "
                          << tshape::model::kernelKindName(k.kind())

@@ -59,11 +59,12 @@ llvm::cl::opt<tshape::model::Phase> phaseOpt(
     llvm::cl::cat(importCat));
 llvm::cl::opt<bool> fusedAttentionOpt(
     "fused-attention",
-    llvm::cl::desc("state attention as one fused kernel (FlashAttention), "
-                   "as serving engines run it (default: on for "
-                   "--phase=prefill and decode, off otherwise: a training "
-                   "step's analysis prices the unfused score and value "
-                   "GEMMs); =false or =true overrides"),
+    llvm::cl::desc("state attention as one fused kernel, forward and "
+                   "backward (FlashAttention, cuDNN), as Megatron-LM and the "
+                   "serving engines run it and tshape advise and tshape-plan "
+                   "price it (default true); =false states the unfused score "
+                   "and value GEMMs with their softmax"),
+    llvm::cl::init(true),
     llvm::cl::cat(importCat));
 llvm::cl::alias batchOpt("batch",
                          llvm::cl::desc("alias for --microbatch: the "
@@ -330,11 +331,7 @@ importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
   opts.seq = run->second;
   opts.microbatch = microbatchOpt;
   opts.asModelType = asModelTypeOpt;
-  opts.fusedAttention =
-      fusedAttentionOpt.getNumOccurrences()
-          ? fusedAttentionOpt.getValue()
-          : phaseOpt.getNumOccurrences() > 0 &&
-                phaseOpt.getValue() != tshape::model::Phase::Train;
+  opts.fusedAttention = fusedAttentionOpt;
   tshape::model::setDegree(opts.parallel, tshape::model::Param::Tp, tpOpt);
   tshape::model::setDegree(opts.parallel, tshape::model::Param::Ep, epOpt);
   opts.name = nameOpt.empty()

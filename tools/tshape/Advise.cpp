@@ -51,6 +51,38 @@ cl::opt<std::string>
                cl::sub(cmd), cl::cat(cat));
 cl::opt<int64_t> tp("tp", cl::desc("tensor-parallel degree t (default: 1)"),
                     cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> pp("pp",
+                    cl::desc("pipeline-parallel degree of the --cluster plan "
+                             "(default: 1); it runs pp microbatches, the "
+                             "fewest that fill the pipeline, as tshape-plan "
+                             "does without --global-batch"),
+                    cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> ep("ep",
+                    cl::desc("expert-parallel degree of a MoE model "
+                             "(default: 1)"),
+                    cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<cost::Recompute> recompute(
+    "recompute",
+    cl::desc("what the backward of the --cluster plan recomputes (default: "
+             "none)"),
+    cl::values(clEnumValN(cost::Recompute::None, "none", "nothing"),
+               clEnumValN(cost::Recompute::Selective, "selective",
+                          "the attention core"),
+               clEnumValN(cost::Recompute::Full, "full", "every layer")),
+    cl::init(cost::Recompute::None), cl::sub(cmd), cl::cat(cat));
+cl::opt<bool> sequenceParallel(
+    "sequence-parallel",
+    cl::desc("sequence parallelism with tensor parallelism in the --cluster "
+             "plan (Megatron-LM's --sequence-parallel; MoE at tp > 1 needs "
+             "it)"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<bool> fusedAttention(
+    "fused-attention",
+    cl::desc("attention as one fused kernel, forward and backward "
+             "(FlashAttention or cuDNN: what Megatron-LM and the serving "
+             "engines run); =false prices the unfused score and value GEMMs "
+             "with their softmax (default true, as tshape-plan)"),
+    cl::init(true), cl::sub(cmd), cl::cat(cat));
 cl::opt<int64_t> seq("seq",
                      cl::desc("sequence length s of a training step or a "
                               "prefill (default: 2048)"),
@@ -89,9 +121,10 @@ cl::opt<std::string> precisionOpt(
 cl::opt<std::string> clusterName(
     "cluster",
     cl::desc("price the step on a cluster (dgx-h100, ...; docs/clusters.md): "
-             "train: one data-parallel replica of tp GPUs with its "
-             "Megatron-LM launch; prefill, decode: the tensor-parallel "
-             "all-reduces"),
+             "train: the plan of --tp, --pp, --ep and --recompute (tp x "
+             "pp GPUs, ep replicas when experts are split, pp "
+             "microbatches) with its Megatron-LM launch, as tshape-plan "
+             "prices it; prefill, decode: the tensor-parallel all-reduces"),
     cl::sub(cmd), cl::cat(cat));
 cl::opt<double> paramTolerance(
     "param-tolerance",
@@ -149,7 +182,9 @@ std::optional<std::pair<model::RunShape, int64_t>> runShape() {
 int tshape::driver::runAdvise() {
   for (auto [name, v] : {std::pair<const char *, int64_t>{"--seq", seq},
                          {"--microbatch", microbatch},
-                         {"--tp", tp}})
+                         {"--tp", tp},
+                         {"--pp", pp},
+                         {"--ep", ep}})
     if (v <= 0)
       return fail(std::string(name) + " must be positive, got " +
                   std::to_string(v));
@@ -162,6 +197,15 @@ int tshape::driver::runAdvise() {
   std::optional<std::pair<model::RunShape, int64_t>> run = runShape();
   if (!run)
     return 1;
+  // The plan's options price a training step on a cluster.
+  for (const cl::Option *o :
+       {static_cast<const cl::Option *>(&pp),
+        static_cast<const cl::Option *>(&recompute),
+        static_cast<const cl::Option *>(&sequenceParallel)})
+    if (given(*o) && (clusterName.empty() || phase != model::Phase::Train))
+      return fail("--" + o->ArgStr.str() +
+                  " is a choice of the training plan: it needs --cluster "
+                  "(and --phase=train)");
 
   // The cluster and its GPU, as tshape-plan resolves them.
   std::string error;
@@ -193,9 +237,10 @@ int tshape::driver::runAdvise() {
   io.seq = run->second;
   io.microbatch = microbatch;
   io.name = llvm::sys::path::stem(input).str();
-  // Serving engines run attention fused (FlashAttention); a training
-  // step's analysis keeps the unfused score and value GEMMs (the paper's).
-  io.fusedAttention = phase != model::Phase::Train;
+  // Attention fused, forward and backward, as Megatron-LM and the serving
+  // engines run it and tshape-plan prices it (--fused-attention=false:
+  // the unfused GEMMs the paper analyses).
+  io.fusedAttention = fusedAttention;
   ImportDiagnostic diag;
   std::optional<model::ModelConfig> config =
       importHFConfig((*buf)->getBuffer(), io, diag);
@@ -212,6 +257,8 @@ int tshape::driver::runAdvise() {
   const int64_t vocab = model::getParam(*config, model::Param::Vocab);
   const model::ModelConfig imported = *config;
   model::setDegree(config->parallel, model::Param::Tp, tp);
+  model::setDegree(config->parallel, model::Param::Pp, pp);
+  model::setDegree(config->parallel, model::Param::Ep, ep);
   for (model::Param p : model::padGrowOnlySplits(*config))
     options.notes.push_back(
         std::string(model::paramName(p)) + " " +
@@ -219,8 +266,10 @@ int tshape::driver::runAdvise() {
         std::to_string(model::getParam(*config, p)) + ", a multiple of tp " +
         std::to_string(tp.getValue()) + ", to run at that degree");
   if (std::optional<model::RuleViolation> v = model::checkModel(*config))
-    return fail("at --tp=" + std::to_string(tp.getValue()) + ": rule " +
-                v->rule + ": " + v->message);
+    return fail("at --tp=" + std::to_string(tp.getValue()) +
+                (pp > 1 ? " --pp=" + std::to_string(pp.getValue()) : "") +
+                (ep > 1 ? " --ep=" + std::to_string(ep.getValue()) : "") +
+                ": rule " + v->rule + ": " + v->message);
   llvm::Expected<llvm::json::Value> original =
       llvm::json::parse((*buf)->getBuffer());
   if (!original || !original->getAsObject()) {
@@ -241,6 +290,8 @@ int tshape::driver::runAdvise() {
   options.target = *target;
   options.run = run->first;
   options.paramTolerance = paramTolerance;
+  options.recompute = recompute;
+  options.sequenceParallel = sequenceParallel;
   options.originalVocab = vocab;
   options.onStage = [&](llvm::StringRef stage) { progress.update(stage); };
   std::optional<report::AdviseReport> rep =

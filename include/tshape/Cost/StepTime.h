@@ -45,9 +45,6 @@ struct StepOptions {
   /// every microbatch's weight gradients are added to the accumulated ones
   /// in a memory-bound pass of its own.
   bool gradientAccumulationFusion = true;
-  /// A fused attention kernel's backward over its forward time
-  /// (FlashAttention-2: five matrix products against two, 2.5).
-  double attentionBackwardFactor = 2.5;
 };
 
 /// A communication's seconds per step: all of it, and what is on the

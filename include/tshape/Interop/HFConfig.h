@@ -32,12 +32,12 @@ struct ImportOptions {
   /// Read the keys as this supported model_type's, whatever the file's
   /// model_type says (`--as-model-type`); empty: the file's.
   std::string asModelType;
-  /// State attention as one fused kernel (FlashAttention), as serving
-  /// engines run it. Off by default: the paper's analysis of a training
-  /// step prices the score and value GEMMs of the unfused form.
-  /// tshape-translate and tshape advise turn it on for --phase=prefill and
-  /// decode (`--fused-attention` overrides either way).
-  bool fusedAttention = false;
+  /// State attention as one fused kernel, forward and backward
+  /// (FlashAttention, cuDNN), as Megatron-LM and the serving engines run
+  /// it: the tools' default (`--fused-attention`). Off: the score and
+  /// value GEMMs of the unfused form, with their softmax, as the paper's
+  /// analysis prices them.
+  bool fusedAttention = true;
 };
 
 /// Where and why an import failed. Line and column are 1-based; 0 when the

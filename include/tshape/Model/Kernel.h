@@ -56,10 +56,16 @@ struct AttentionSpec {
   /// _compute_prefill_context; not causal). Otherwise a kv length beyond
   /// the queries is that many cached keys before them.
   bool cross = false;
+  /// The kernel's backward (FlashAttention's dQ/dK/dV kernel) rather than
+  /// its forward: a training step's gradient of this attention. It computes
+  /// the gradient products of the forward's score and value GEMMs
+  /// (passGemms) and recomputes the scores, priced as the forward times
+  /// the target's attentionBackwardFactor (Cost/PredictKernel.h).
+  bool backward = false;
   Bindings env;
   bool overflow = false;
 
-  /// The score and value products it computes, as the batched GEMMs of the
+  /// The score and value products of the forward, as the batched GEMMs of the
   /// unfused form (over batch x heads, or batch x kvHeads when grouped):
   /// what the lowering emits in linalg and what a training step
   /// differentiates. Roles attn_score and attn_value. With a window W
@@ -73,7 +79,14 @@ struct AttentionSpec {
   bool banded() const {
     return window.value > 0 && !grouped && queryLen.value > window.value;
   }
-  /// The FLOPs of those GEMMs (no mask), or nullopt on overflow.
+  /// The GEMMs this kernel's pass computes: the forward's score and value
+  /// products (gemms()), or for a backward their gradients in the order a
+  /// backward computes them: dP and dV of the value product, then dQ and
+  /// dK of the scores (backwardGemms). The first is the one the lowering
+  /// stamps with the kernel.
+  std::vector<GemmSpec> passGemms() const;
+  /// The FLOPs of passGemms (no mask; a backward's recomputed scores are
+  /// not counted), or nullopt on overflow.
   std::optional<int64_t> flops() const;
   /// Each size with its name, in a fixed order.
   std::vector<std::pair<const char *, Dim *>> dims();
@@ -172,8 +185,9 @@ private:
 std::vector<GemmSpec> gemmsOf(const std::vector<Kernel> &kernels);
 
 /// The kernels that compute the gradients of `forward` (in reverse order of
-/// the forward): each GEMM's two gradient GEMMs (backwardGemms), and for a
-/// fused attention the gradients of its score and value GEMMs.
+/// the forward): each GEMM's two gradient GEMMs (backwardGemms), for a
+/// fused attention its backward kernel (AttentionSpec::backward), for an
+/// all-to-all the same exchange back.
 std::vector<Kernel> backwardKernels(const std::vector<Kernel> &forward);
 
 } // namespace tshape::model

@@ -36,9 +36,15 @@ struct AdviseOptions {
   model::RunShape run;   ///< train, prefill or decode
   double paramTolerance = 0.02;
   double threshold = 0.1; ///< the analysis' flag threshold
-  /// --cluster: the training step priced on this cluster (one data-parallel
-  /// replica of tp GPUs); absent: one GPU's kernels.
+  /// --cluster: the training step priced on this cluster under the plan of
+  /// the config's degrees (tp x pp GPUs, times ep data-parallel replicas
+  /// when experts are split: Megatron-LM builds expert groups inside the
+  /// data-parallel ranks), pp microbatches (the fewest that fill the
+  /// pipeline) and `recompute`, as tshape-plan prices the same plan;
+  /// absent: one GPU's kernels.
   std::optional<cost::Cluster> cluster;
+  cost::Recompute recompute = cost::Recompute::None;
+  bool sequenceParallel = false;
   /// The tokenizer's vocabulary (Megatron-LM's padding).
   int64_t originalVocab = 0;
   /// The findings that get a sweep, first ones first.

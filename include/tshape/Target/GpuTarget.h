@@ -104,6 +104,13 @@ struct GpuTarget {
   /// problems, and its fixed cost per call (the kernel launches; the cache
   /// write's bytes are attentionCacheWriteCost's). Model constants, fitted on prefill attention timings.
   double attentionEfficiency = 0.8;
+  /// A fused attention's backward kernel over its forward's time
+  /// (model::AttentionSpec::backward). FlashAttention-2's backward runs
+  /// five products per (query block, key block) pair where the forward
+  /// runs two: the scores again, dP, dV, dQ and dK (Dao, 2023, Algorithm
+  /// 2), so 2.5 at the forward's efficiency. Not fitted: the measured data
+  /// holds no backward timings (docs/cost-model.md#fused-attention).
+  double attentionBackwardFactor = 2.5;
   double attentionOverheadUs = 2.0;
   /// Query and key rows per attention block (FlashAttention's tile) when
   /// attentionTiles has no entry for the head dim.

@@ -5,7 +5,8 @@
 // head split, GQA broadcast and softmax between them, and the output
 // projection. A fused attention's two GEMMs carry tshape.fused_attention,
 // and its score GEMM the kernel itself (setAttentionProvenance), so the
-// analysis prices the kernel the block stated.
+// analysis prices the kernel the block stated; in a training step its four
+// gradient GEMMs likewise carry the backward kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,7 +130,6 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
                                        int64_t layer,
                                        Lowerer::Backward &branchBackward) {
   auto op = cast<AttentionOp>(opaque);
-  ImplicitLocOpBuilder &b = l.builder();
   model::ModelConfig c = l.config(op);
   std::vector<model::Kernel> ks = l.kernels(model::BlockKind::Attention, c, layer);
   // The score and value GEMMs are the attention kernel's (Blocks: one
@@ -180,12 +180,8 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
     ctx = l.ungroupHeads(ctx, gR, r);
   if (banded)
     ctx = band.unqueries(ctx, qLen);
-  if (fused) {
-    for (Value g : {scores, ctx})
-      g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
-                                 b.getI64IntegerAttr(layer));
-    setAttentionProvenance(scores.getDefiningOp(), attn);
-  }
+  if (fused)
+    l.markFusedAttention({scores, ctx}, attn, layer);
   Value ctx2 = l.fromHeads(ctx, aR, d);
   Value out = l.linear(outSpec, ctx2, &steps);
 
@@ -203,6 +199,13 @@ Value tshape::lowering::lowerAttention(Lowerer &l, Operation *opaque, Value x2,
     auto scoreGrads = model::backwardGemms(scoreSpec);
     Value dQ = l.gemm(scoreGrads[0], dP, k);
     Value dK = l.gemm(scoreGrads[1], dP, qIn);
+    // Fused: the four are the attention's backward kernel (FlashAttention's
+    // dQ/dK/dV kernel), priced as one (AttentionSpec::backward).
+    if (fused) {
+      model::AttentionSpec bwd = attn;
+      bwd.backward = true;
+      l.markFusedAttention({dP, dV, dQ, dK}, bwd, layer);
+    }
     if (banded) {
       dQ = bd.unqueries(dQ, qLen);
       dK = bd.unkeys(dK, kvLen, aR);

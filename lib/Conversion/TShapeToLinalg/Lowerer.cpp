@@ -197,6 +197,16 @@ const model::GemmSpec *Lowerer::find(const std::vector<model::Kernel> &ks,
   return nullptr;
 }
 
+void Lowerer::markFusedAttention(llvm::ArrayRef<Value> gemms,
+                                 const model::AttentionSpec &attn,
+                                 int64_t layer) {
+  for (Value g : gemms)
+    g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
+                               builder().getI64IntegerAttr(layer));
+  if (!gemms.empty())
+    setAttentionProvenance(gemms.front().getDefiningOp(), attn);
+}
+
 Value Lowerer::linearBackward(const model::GemmSpec &spec, Value x,
                               Value w, Value dy) {
   // dX = dY . W  (M x N).(N x K);  dW = X^T . dY  (K x M).(M x N).

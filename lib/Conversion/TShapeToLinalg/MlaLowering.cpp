@@ -89,15 +89,6 @@ Value contextHeads(Lowerer &l, Value x2, int64_t tokens, int64_t heads,
   return l.collapse(l.transpose(x4, {0, 2, 1, 3}), {{0, 1}, {2}, {3}});
 }
 
-/// Marks the score and value GEMMs as one fused kernel, the score GEMM
-/// carrying it.
-void markFused(Lowerer &l, Value scores, Value ctx,
-               const model::AttentionSpec &attn, int64_t layer) {
-  for (Value g : {scores, ctx})
-    g.getDefiningOp()->setAttr(TShapeDialect::kFusedAttrName,
-                               l.builder().getI64IntegerAttr(layer));
-  setAttentionProvenance(scores.getDefiningOp(), attn);
-}
 } // namespace
 
 Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
@@ -145,7 +136,7 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
     Value scores = l.gemm(scoreSpec, qg, key);
     Value ctx = l.gemm(valueSpec, l.softmax(scores), value);
     if (fused)
-      markFused(l, scores, ctx, attn, layer);
+      l.markFusedAttention({scores, ctx}, attn, layer);
     Value o = l.linear(*oAbsorb, toHeadsFirst(l, ctx, aR), nullptr,
                        l.weight({aR, dv, rkv}));
     return l.linear(*out, headsLast(l, o), nullptr);
@@ -165,7 +156,7 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
   Value probs = l.softmax(scores);
   Value ctx = l.gemm(valueSpec, probs, v);
   if (fused)
-    markFused(l, scores, ctx, attn, layer);
+    l.markFusedAttention({scores, ctx}, attn, layer);
   // The chunk's queries over each piece of the up-projected context
   // (Blocks/Mla.cpp: one GEMM and one attention per piece, as vLLM
   // launches them), each merged into ctx.
@@ -190,7 +181,7 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
     Value sC = l.gemm(cpv[0], q, kC);
     Value oC = l.gemm(cpv[1], l.softmax(sC), sliceLast(l, ctxKv, dn, dv));
     if (fused)
-      markFused(l, sC, oC, ctxAttn, layer);
+      l.markFusedAttention({sC, oC}, ctxAttn, layer);
     ctx = l.add(ctx, oC);
   }
   // The merges, one kernel of `pieces` launches in the block's list, ride
@@ -213,6 +204,11 @@ Value tshape::lowering::lowerMla(Lowerer &l, Operation *opaque, Value x2,
     auto scoreGrads = model::backwardGemms(scoreSpec);
     Value dQ = l.gemm(scoreGrads[0], dP, k);
     Value dK = l.gemm(scoreGrads[1], dP, q);
+    if (fused) {
+      model::AttentionSpec bwd = attn;
+      bwd.backward = true;
+      l.markFusedAttention({dP, dV, dQ, dK}, bwd, layer);
+    }
     Value dKv = l.fromHeads(concatLast(l, {sliceLast(l, dK, 0, dn), dV}), aR,
                             dn + dv);
     Value dLatent = kvSteps[1](dKv);

@@ -22,7 +22,11 @@
 //     16384x4096; wgrad (4096x16384).(16384x8) -> 4096x8
 // (the wgrad's X^T is X read through its indexing map: its operand is X).
 
-// MODEL: remark: tshape-test-gemm-consistency: 23 kernels, 24 contractions match the model
+// Kernels: forward qkv, attention, out, router, gate, up, down = 7; backward
+// 2 x 6 GEMM gradients + the attention's backward kernel = 13; 20 in all.
+// Contractions: the attention lowers to 2 forward and 4 backward GEMMs, so
+// 8 + 16 = 24.
+// MODEL: remark: tshape-test-gemm-consistency: 20 kernels, 24 contractions match the model
 
 // CHECK-LABEL: func.func @mixtral_layer
 // CHECK: linalg.matmul {{.*}}tshape.role = "moe_router"{{.*}}ins({{.*}} : tensor<16384x4096xbf16>, tensor<8x4096xbf16>) outs({{.*}} : tensor<16384x8xbf16>)

@@ -432,7 +432,7 @@ func.func @attention_causal_not_unit() attributes {tshape.attention = {causal = 
 
 // -----
 
-// expected-error @+1 {{'tshape.attention' has an unknown entry 'm' (expected batch, heads, kv_heads, head_dim, v_head_dim, q_len, kv_len, window, causal, grouped, cross, kv_cache)}}
+// expected-error @+1 {{'tshape.attention' has an unknown entry 'm' (expected batch, heads, kv_heads, head_dim, v_head_dim, q_len, kv_len, window, causal, grouped, cross, backward, kv_cache)}}
 func.func @attention_gemm_key() attributes {tshape.attention = {m = "seq"}} {
   return
 }

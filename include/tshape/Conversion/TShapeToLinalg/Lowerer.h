@@ -79,6 +79,12 @@ public:
   Value weight(llvm::ArrayRef<int64_t> shape);
   /// The contraction `spec` describes, on operands a and b.
   Value gemm(const model::GemmSpec &spec, Value a, Value bm);
+  /// Marks `gemms` (the products of one fused attention kernel's pass, as
+  /// AttentionSpec::passGemms lists them) as that kernel of `layer`: each
+  /// carries tshape.fused_attention, the first the kernel itself, so the
+  /// analysis prices the kernel (forward or backward) the block stated.
+  void markFusedAttention(llvm::ArrayRef<Value> gemms,
+                          const model::AttentionSpec &attn, int64_t layer);
   /// y = x . W^T with W [N, K] of `spec` (a new weight unless `w` is
   /// given); pushes its backward to `tape` when not null.
   Value linear(const model::GemmSpec &spec, Value x,

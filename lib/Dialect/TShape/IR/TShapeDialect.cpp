@@ -108,7 +108,7 @@ namespace {
 struct Sizes {
   std::map<std::string, model::DimExpr> exprs;
   model::Bindings env;
-  bool causal = false, grouped = false, cross = false;
+  bool causal = false, grouped = false, cross = false, backward = false;
   std::optional<model::DType> kvCache;
   model::DimExpr get(const std::string &key) const {
     auto it = exprs.find(key);
@@ -131,9 +131,10 @@ const std::vector<std::string> &attentionKeys() {
 }
 
 /// The entries of a tshape.attention besides its sizes: the unit flags
-/// `causal`, `grouped` and `cross` (keys not the queries' own), and
-/// `kv_cache`, the cache's element type.
-const char *const kAttentionExtras = "causal, grouped, cross, kv_cache";
+/// `causal`, `grouped`, `cross` (keys not the queries' own) and `backward`
+/// (the kernel's backward), and `kv_cache`, the cache's element type.
+const char *const kAttentionExtras =
+    "causal, grouped, cross, backward, kv_cache";
 
 /// The `params` dictionary {name = value} of the parameters `env` binds.
 DictionaryAttr paramsAttr(Builder &b, const model::Bindings &env) {
@@ -187,8 +188,8 @@ std::optional<Sizes> parseSizes(DictionaryAttr d,
       s.exprs.emplace(key.str(), *expr);
       continue;
     }
-    const bool flag = attention &&
-                      (key == "causal" || key == "grouped" || key == "cross");
+    const bool flag = attention && (key == "causal" || key == "grouped" ||
+                                    key == "cross" || key == "backward");
     if (!flag && !(attention && key == "kv_cache") &&
         !(!attention && key == allow)) {
       error = "has an unknown entry '" + key.str() + "' (expected " +
@@ -200,8 +201,10 @@ std::optional<Sizes> parseSizes(DictionaryAttr d,
         error = "entry '" + key.str() + "' must be a unit attribute";
         return std::nullopt;
       }
-      (key == "causal" ? s.causal : key == "grouped" ? s.grouped : s.cross) =
-          true;
+      (key == "causal"    ? s.causal
+       : key == "grouped" ? s.grouped
+       : key == "cross"   ? s.cross
+                          : s.backward) = true;
       continue;
     }
     if (key == "kv_cache") {
@@ -287,6 +290,8 @@ void tshape::setAttentionProvenance(Operation *op,
     entries.push_back(b.getNamedAttr("grouped", b.getUnitAttr()));
   if (a.cross)
     entries.push_back(b.getNamedAttr("cross", b.getUnitAttr()));
+  if (a.backward)
+    entries.push_back(b.getNamedAttr("backward", b.getUnitAttr()));
   if (a.cacheDType)
     entries.push_back(b.getNamedAttr(
         "kv_cache", b.getStringAttr(model::dtypeName(*a.cacheDType))));
@@ -312,6 +317,7 @@ tshape::getAttentionProvenance(Operation *op) {
   a.causal = parsed->causal;
   a.grouped = parsed->grouped;
   a.cross = parsed->cross;
+  a.backward = parsed->backward;
   a.cacheDType = parsed->kvCache;
   for (auto [key, dim] : a.dims())
     dim->expr = parsed->get(key);
