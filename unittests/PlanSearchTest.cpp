@@ -289,7 +289,56 @@ TEST(PlanSearch, ReportsProgressEvery1024PricedCandidates) {
   for (size_t i = 0; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].second, r->spaceSize);
     EXPECT_LE(calls[i].first, r->spaceSize);
-    if (i)
+    if (i) {
       EXPECT_GT(calls[i].first, calls[i - 1].first);
+    }
   }
+}
+
+// Equals grouped: five plans at 1.00, 1.05, 1.10, 1.20 and 1.30 s with a
+// band of 13.5%. The first group holds every plan within 1.00 x 1.135 =
+// 1.135 s (the first three); the next starts at 1.20 s and holds 1.20 and
+// 1.30 (1.20 x 1.135 = 1.362). In each group the most conventional plan
+// comes first (here the 1.10 s plan: no recompute; then the 1.30 s one:
+// one parallel dimension), the rest by time; the list is cut to `top`.
+TEST(PlanSearch, EqualsAreGroupedConventionalFirst) {
+  auto plan = [](double seconds, int64_t tp, int64_t pp, Recompute r,
+                 StateSharding s) {
+    PlanCandidate c;
+    c.config.parallel.tp = tp;
+    c.config.parallel.pp = pp;
+    c.plan.recompute = r;
+    c.plan.sharding = s;
+    c.plan.sequenceParallel = tp > 1;
+    c.step.stepTime = seconds;
+    return c;
+  };
+  std::vector<PlanCandidate> plans = {
+      plan(1.20, 8, 2, Recompute::None, StateSharding::None),
+      plan(1.05, 1, 1, Recompute::Full, StateSharding::Fsdp),
+      plan(1.00, 2, 1, Recompute::Selective, StateSharding::None),
+      plan(1.30, 8, 1, Recompute::None, StateSharding::None),
+      plan(1.10, 4, 4, Recompute::None, StateSharding::DistributedOptimizer),
+  };
+  EXPECT_EQ(groupEquals(plans, 0.135, 4), 3);
+  ASSERT_EQ(plans.size(), 4u);
+  const double want[] = {1.10, 1.00, 1.05, 1.30};
+  const int64_t groups[] = {1, 1, 1, 2};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(plans[i].step.stepTime, want[i]) << i;
+    EXPECT_EQ(plans[i].group, groups[i]) << i;
+  }
+  // Less recompute outranks fewer degrees; then the default sharding.
+  EXPECT_LT(conventionalKey(plan(1, 4, 4, Recompute::None,
+                                 StateSharding::DistributedOptimizer)),
+            conventionalKey(plan(1, 1, 1, Recompute::Selective,
+                                 StateSharding::None)));
+  EXPECT_LT(conventionalKey(plan(1, 4, 1, Recompute::None,
+                                 StateSharding::DistributedOptimizer)),
+            conventionalKey(plan(1, 1, 1, Recompute::None,
+                                 StateSharding::Fsdp)));
+  // A band of 0 ranks by time alone, no groups.
+  EXPECT_EQ(groupEquals(plans, 0, 10), 0);
+  EXPECT_DOUBLE_EQ(plans.front().step.stepTime, 1.00);
+  EXPECT_EQ(plans.front().group, 0);
 }

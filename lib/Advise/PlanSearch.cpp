@@ -436,7 +436,7 @@ private:
       return t1 <= t2 * (1 + 1e-4) && m1 < m2;
     };
     std::vector<PlanCandidate> &r = res.ranked;
-    if (int64_t(r.size()) >= options.top &&
+    if (int64_t(r.size()) >= keep &&
         !before(t, peak, r.back().step.stepTime,
                 r.back().step.memory.peak().total()))
       return;
@@ -444,7 +444,7 @@ private:
       return before(t, peak, c.step.stepTime, c.step.memory.peak().total());
     });
     r.insert(pos, PlanCandidate{cfg, plan, step});
-    if (int64_t(r.size()) > options.top)
+    if (int64_t(r.size()) > keep)
       r.pop_back();
   }
 
@@ -486,6 +486,12 @@ private:
     }
     if (!res.ranked.empty())
       res.smallest.reset();
+    // Equals grouped, the conventional plan first: the search kept ten
+    // times `top` fastest, so that a group's conventional plan is among
+    // them.
+    res.equalWithin = std::max(0.0, options.equalWithin);
+    res.firstGroupSize =
+        groupEquals(res.ranked, res.equalWithin, options.top);
     res.pricedShapes = model.pricedShapes();
   }
 
@@ -500,6 +506,11 @@ private:
   const PlanSpace &space;
   const PlanSearchOptions &options;
   PlanSearchResult &res;
+  /// Plans kept while searching: `top`, or ten times it when equals are
+  /// grouped.
+  const int64_t keep = options.equalWithin > 0
+                           ? options.top * 10
+                           : options.top;
   const ModelConfig &original;
   ModelConfig cfg;
   const target::GpuTarget &target;
@@ -541,6 +552,63 @@ tshape::advise::searchPlans(const ModelConfig &config, const PlanSpace &space,
   base.parallel = {};
   Search(base, space, target, cluster, options, res).run();
   return res;
+}
+
+std::vector<int64_t> tshape::advise::conventionalKey(const PlanCandidate &c) {
+  const model::Parallelism &p = c.config.parallel;
+  int64_t dims = 0;
+  for (int64_t d : {p.tp, p.pp, p.cp, p.ep})
+    dims += d > 1;
+  const int64_t sharding = c.plan.sharding == StateSharding::None ? 0
+                           : c.plan.sharding ==
+                                   StateSharding::DistributedOptimizer
+                               ? 1
+                               : 2;
+  const int64_t recompute = c.plan.recompute == cost::Recompute::None ? 0
+                            : c.plan.recompute == cost::Recompute::Selective
+                                ? 1
+                                : 2;
+  // Sequence parallelism is the practice with tensor parallelism
+  // (Megatron-Bridge's recipes run it whenever tp > 1).
+  const int64_t sp = c.plan.sequenceParallel != (p.tp > 1);
+  return {recompute, sharding, dims, p.tp * p.pp * p.cp * p.ep,
+          c.plan.virtualStages > 1, sp};
+}
+
+int64_t tshape::advise::groupEquals(std::vector<PlanCandidate> &plans,
+                                    double within, int64_t top) {
+  std::stable_sort(plans.begin(), plans.end(),
+                   [](const PlanCandidate &a, const PlanCandidate &b) {
+                     return a.step.stepTime < b.step.stepTime;
+                   });
+  if (within <= 0) {
+    for (PlanCandidate &c : plans)
+      c.group = 0;
+  } else {
+    int64_t group = 0;
+    for (auto begin = plans.begin(); begin != plans.end();) {
+      const double limit = begin->step.stepTime * (1 + within);
+      auto end = std::find_if(begin, plans.end(), [&](const PlanCandidate &c) {
+        return c.step.stepTime > limit;
+      });
+      ++group;
+      for (auto it = begin; it != end; ++it)
+        it->group = group;
+      // The group's most conventional plan first, the rest by time.
+      auto first = std::min_element(
+          begin, end, [](const PlanCandidate &a, const PlanCandidate &b) {
+            return conventionalKey(a) < conventionalKey(b);
+          });
+      std::rotate(begin, first, first + 1);
+      begin = end;
+    }
+  }
+  const int64_t first =
+      std::count_if(plans.begin(), plans.end(),
+                    [](const PlanCandidate &c) { return c.group == 1; });
+  if (int64_t(plans.size()) > top)
+    plans.resize(top);
+  return first;
 }
 
 std::string tshape::advise::noPlanFits(const PlanSearchResult &r) {

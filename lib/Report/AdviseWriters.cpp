@@ -257,10 +257,13 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AdviseReport &r) {
   }
   if (r.plan)
     os << llvm::format("on %s (%lld GPUs): step %.3f s, %.0f TFLOP/s per GPU, "
-                       "MFU %.1f%%, %.1f GiB per GPU\n",
+                       "MFU %.1f%%, %.1f GiB per GPU%s (model error on "
+                       "published runs: %.1f%% mean, dense)\n",
                        r.plan->cluster.c_str(), (long long)r.plan->gpus,
                        r.plan->step.stepTime, r.plan->step.tflopsPerGpu,
-                       100 * r.plan->step.mfu, r.plan->peakGiB());
+                       100 * r.plan->step.mfu, r.plan->peakGiB(),
+                       r.plan->fits() ? "" : ", does not fit",
+                       100 * cost::kStepHeldOutMeanAbsError);
   else if (!r.planError.empty())
     os << "plan: not priced: " << r.planError << "\n";
   const std::vector<advise::Finding> &fs = r.analysis.findings;

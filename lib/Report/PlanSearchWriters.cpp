@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace tshape;
 using namespace tshape::report;
@@ -82,6 +83,19 @@ void counts(llvm::raw_ostream &os, const advise::PlanSearchResult &r,
        << " not visited";
   os << " (" << r.pricedShapes << " per-rank shapes priced)\n";
 }
+/// What a ranking's groups mean, with the band and where it was measured.
+std::string equalsLine(const advise::PlanSearchResult &r) {
+  return llvm::formatv(
+             "plans within {0:F1}% of their group's fastest are equals (the "
+             "step model's mean |error| on {1} held-out published runs; MoE "
+             "runs up to +{2:F0}%): grouped g1, g2, ..., the conventional "
+             "plan first (less recompute, the default sharding, fewer "
+             "parallel dimensions, no interleaving), the rest by time; {3} "
+             "plans in g1",
+             100 * r.equalWithin, cost::kStepHeldOutRuns,
+             100 * cost::kStepMoeWorstError, r.firstGroupSize)
+      .str();
+}
 } // namespace
 
 void tshape::report::writeCandidatesJson(llvm::json::OStream &j,
@@ -131,11 +145,14 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
           j.attribute("summary", f.summary);
         });
     });
+    j.attribute("equal_within", r.equalWithin);
+    j.attribute("first_group_size", r.firstGroupSize);
     j.attributeArray("plans", [&] {
       int64_t rank = 0;
       for (const advise::PlanCandidate &c : r.ranked)
         j.object([&] {
           j.attribute("rank", ++rank);
+          j.attribute("group", c.group);
           writePlanJson(j, c.config, c.plan, c.step);
         });
     });
@@ -195,12 +212,13 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   if (std::string none = advise::noPlanFits(r); !none.empty())
     os << none << "\n";
   else
-    os << "| # | plan | step (s) | TFLOP/s per GPU | tokens/s per GPU | MFU "
-          "| memory (GiB) |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: "
-          "|\n";
+    os << (r.equalWithin > 0 ? equalsLine(r) + "\n\n" : std::string())
+       << "| # | group | plan | step (s) | TFLOP/s per GPU | tokens/s per GPU "
+          "| MFU | memory (GiB) |\n| ---: | ---: | --- | ---: | ---: | ---: | "
+          "---: | ---: |\n";
   int64_t rank = 0;
   for (const advise::PlanCandidate &c : r.ranked)
-    os << "| " << ++rank << " | " << c.describe()
+    os << "| " << ++rank << " | " << c.group << " | " << c.describe()
        << llvm::format(" | %.3f | %.1f | %.0f | %.1f%% | %.1f |\n",
                        c.step.stepTime, c.step.tflopsPerGpu,
                        c.step.tokensPerSPerGpu, 100 * c.step.mfu,
@@ -229,7 +247,9 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
          << changesLine(p.shapes) << " |\n";
   }
   if (rep.best) {
-    os << "\n## The fastest plan\n\n";
+    os << (r.equalWithin > 0 ? "\n## The first plan (the conventional one of "
+                               "the fastest group)\n\n"
+                             : "\n## The fastest plan\n\n");
     writeMarkdown(os, *rep.best);
   }
 }
@@ -245,9 +265,12 @@ void tshape::report::writeText(llvm::raw_ostream &os,
   os << llvm::format("searched in %.2f s\n", rep.seconds);
   if (std::string none = advise::noPlanFits(r); !none.empty())
     os << none << "\n";
+  else if (r.equalWithin > 0)
+    os << equalsLine(r) << "\n";
   int64_t rank = 0;
   for (const advise::PlanCandidate &c : r.ranked)
-    os << llvm::format("%3lld. %.3f s  %5.1f TFLOP/s  %6.0f tok/s  MFU "
+    os << (c.group ? llvm::formatv("g{0} ", c.group).str() : "")
+       << llvm::format("%3lld. %.3f s  %5.1f TFLOP/s  %6.0f tok/s  MFU "
                        "%4.1f%%  %5.1f GiB  ",
                        (long long)++rank, c.step.stepTime,
                        c.step.tflopsPerGpu, c.step.tokensPerSPerGpu,
@@ -277,7 +300,10 @@ void tshape::report::writeText(llvm::raw_ostream &os,
          << p.shapes.evaluated << " shapes feasible]\n";
   }
   if (rep.best) {
-    os << "\nthe fastest plan:\n";
+    os << (r.equalWithin > 0
+               ? "\nthe first plan (the conventional one of the fastest "
+                 "group):\n"
+               : "\nthe fastest plan:\n");
     writeText(os, *rep.best);
   }
 }

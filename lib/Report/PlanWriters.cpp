@@ -188,6 +188,12 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
       j.attribute("precision", nullptr);
   });
   j.attribute("step_time_s", round6(e.stepTime));
+  j.attributeObject("error_band", [&] {
+    j.attribute("held_out_mean_abs", cost::kStepHeldOutMeanAbsError);
+    j.attribute("held_out_runs", cost::kStepHeldOutRuns);
+    j.attribute("moe_worst", cost::kStepMoeWorstError);
+    j.attribute("source", "docs/model-accuracy.md, published training runs");
+  });
   j.attribute("tflops_per_gpu", round3(e.tflopsPerGpu));
   j.attribute("hardware_tflops_per_gpu", round3(e.hardwareTflopsPerGpu));
   j.attribute("tokens_per_s_per_gpu", round3(e.tokensPerSPerGpu));
@@ -241,6 +247,20 @@ void tshape::report::writeJson(llvm::raw_ostream &os, const PlanReport &r) {
   os << "\n";
 }
 
+namespace {
+/// The error band every step prediction carries (cost::kStep*: measured on
+/// published runs, docs/model-accuracy.md).
+std::string errorBandLine() {
+  return llvm::formatv("model error on published runs: mean |error| {0:F1}% "
+                       "on {1} held-out dense runs; MoE runs up to +{2:F0}% "
+                       "(optimistic: the token dispatcher is not modelled "
+                       "yet; docs/model-accuracy.md)",
+                       100 * cost::kStepHeldOutMeanAbsError,
+                       cost::kStepHeldOutRuns, 100 * cost::kStepMoeWorstError)
+      .str();
+}
+} // namespace
+
 void tshape::report::writeMarkdown(llvm::raw_ostream &os, const PlanReport &r) {
   const cost::StepEstimate &e = r.step;
   os << "# tshape plan: " << r.model << " on " << r.gpus << " x " << r.target
@@ -253,6 +273,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os, const PlanReport &r) {
                      "peak |\n\n",
                      e.stepTime, e.tflopsPerGpu, e.hardwareTflopsPerGpu,
                      e.tokensPerSPerGpu, 100 * e.mfu, e.peakPrecision.c_str())
+     << errorBandLine() << ".\n\n"
      << "## Time per step\n\n| component | exposed (s) | hidden (s) |\n"
      << "| --- | ---: | ---: |\n";
   for (const cost::StepLine &l : e.lines())
@@ -287,6 +308,7 @@ void tshape::report::writeText(llvm::raw_ostream &os, const PlanReport &r) {
                              e.hardwareTflopsPerGpu)
                    .str()
              : std::string("\n"))
+     << errorBandLine() << "\n"
      << "time per step (on the critical path; communication hidden behind "
         "compute in brackets):\n";
   for (const cost::StepLine &l : e.lines()) {

@@ -155,6 +155,13 @@ cl::opt<double> memoryLimit(
     "memory-limit",
     cl::desc("--search: GiB per GPU allowed (default: the target's memory)"),
     cl::init(0), cl::cat(planCat));
+cl::opt<double> equalWithin(
+    "equal-within",
+    cl::desc("--search: plans whose step times are within this fraction of "
+             "their group's fastest are ranked as equals, the conventional "
+             "plan first (default: the step model's mean |error| on "
+             "held-out published runs, 0.135; 0 ranks by time alone)"),
+    cl::init(cost::kStepHeldOutMeanAbsError), cl::cat(planCat));
 cl::opt<int64_t> maxCandidates(
     "max-candidates",
     cl::desc("--search: candidates visited at most (100000000)"),
@@ -240,6 +247,7 @@ int runSearch(const model::ModelConfig &config, model::DType dtype,
   advise::PlanSearchOptions options;
   options.memoryLimitGiB = memoryLimit;
   options.top = top;
+  options.equalWithin = equalWithin;
   options.maxCandidates = maxCandidates;
   options.bytes = report::stateBytes(dtype);
   options.precision = precision;
@@ -382,6 +390,12 @@ int main(int argc, char **argv) {
     return fail("--gpus, --dp and --global-batch must be positive");
   if (memoryLimit < 0)
     return fail("--memory-limit must be positive (GiB per GPU)");
+  if (equalWithin < 0 || equalWithin >= 1)
+    return fail(llvm::formatv("--equal-within must be in [0, 1), got {0}",
+                              equalWithin.getValue())
+                    .str());
+  if (given(equalWithin) && !search)
+    return fail("--equal-within groups a search's ranking: it needs --search");
   std::optional<model::DType> dtype = model::parseDType(dtypeOpt);
   if (!dtype)
     return fail("unknown --dtype '" + dtypeOpt + "'");

@@ -54,6 +54,13 @@ struct PlanSearchOptions {
   double memoryLimitGiB = 0;
   /// Ranked plans kept.
   int64_t top = 10;
+  /// Plans whose step times are within this fraction of a group's fastest
+  /// are equals (the model cannot tell them apart): the ranking groups
+  /// them, the conventional plan first (conventionalKey); 0 (the
+  /// library's default, what a hardware comparison wants): rank by time
+  /// alone. tshape-plan --search groups by the step model's measured
+  /// error on published runs (cost::kStepHeldOutMeanAbsError).
+  double equalWithin = 0;
   /// Candidates visited at most (the search's bound; it says when it
   /// stopped there).
   int64_t maxCandidates = 100'000'000;
@@ -74,6 +81,9 @@ struct PlanCandidate {
   model::ModelConfig config;
   cost::TrainingPlan plan;
   cost::StepEstimate step;
+  /// Its group of equals in a ranking (1 the fastest group; 0: not
+  /// grouped).
+  int64_t group = 0;
   double peakGiB() const;
   /// "t=8 p=8 d=16 cp=1 b=1 v=3 recompute=full sp sharding=none".
   std::string describe() const;
@@ -108,7 +118,14 @@ struct PlanSearchResult {
   int64_t pricedShapes = 0; ///< per-rank shapes whose kernels were priced
   std::vector<Rejection> rejections; ///< by rule, most candidates first
   std::vector<PlanFamily> families;  ///< by tp
-  std::vector<PlanCandidate> ranked; ///< fastest first, at most `top`
+  /// At most `top`: by groups of equals (PlanSearchOptions::equalWithin),
+  /// the fastest group first, each the conventional plan first and then
+  /// by time; by time alone when equalWithin is 0.
+  std::vector<PlanCandidate> ranked;
+  double equalWithin = 0; ///< the band the ranking grouped by
+  /// Plans in the first group of equals, of those the search kept (a
+  /// group can hold more than `top` show).
+  int64_t firstGroupSize = 0;
   /// When nothing fits: the candidate that needs the least memory.
   std::optional<PlanCandidate> smallest;
 };
@@ -123,6 +140,24 @@ std::optional<PlanSearchResult>
 searchPlans(const model::ModelConfig &config, const PlanSpace &space,
             const target::GpuTarget &target, const cost::Cluster &cluster,
             const PlanSearchOptions &options, std::string &error);
+
+/// How conventional a plan is, lower first (which of a group of equals a
+/// ranking shows first): less recompute (none, selective, full: no work
+/// done twice), Megatron-LM's default state sharding (none, then the
+/// distributed optimizer, then FSDP), fewer parallel dimensions in use
+/// (tp, pp, cp, ep above 1), fewer model-parallel ranks (tp x pp x cp x
+/// ep), no interleaving, sequence parallelism exactly when tp > 1 (where
+/// practice runs it).
+std::vector<int64_t> conventionalKey(const PlanCandidate &c);
+
+/// Orders `plans` (any order) into groups of equals: the fastest plan
+/// left starts a group that holds every plan within `within` of its time;
+/// each group's most conventional plan (conventionalKey) first, the rest
+/// by time. Sets each plan's
+/// `group`; keeps the first `top`; returns the first group's size before
+/// that (0 when `within` is 0).
+int64_t groupEquals(std::vector<PlanCandidate> &plans, double within,
+                    int64_t top);
 
 /// "no plan fits in 80 GiB: the smallest needs 97.1 GiB per GPU at t=8 p=8
 /// ..." (empty when a plan fits or nothing was priced).

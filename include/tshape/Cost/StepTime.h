@@ -84,6 +84,18 @@ struct StepLine {
   double hiddenSeconds = 0;
 };
 
+/// The step model's error on published runs (docs/model-accuracy.md,
+/// "Published training runs": bench/training_runs.py over the Megatron-Bridge
+/// 26.x runs of ../shared/data/published/training-runs.json that tshape can
+/// express, 2026-11-27, nothing fitted): the held-out part's mean |error| of
+/// tokens/s per GPU (12 dense runs), and the largest error of a MoE run
+/// (the fit part: the dispatcher and router are not modelled yet). A plan
+/// search ranks plans closer than the first as equals; the reports print
+/// both beside a prediction.
+inline constexpr double kStepHeldOutMeanAbsError = 0.135;
+inline constexpr int kStepHeldOutRuns = 12;
+inline constexpr double kStepMoeWorstError = 1.58;
+
 struct StepEstimate {
   int64_t gpus = 0;         ///< tp x pp x dp x cp
   int64_t globalBatch = 0;  ///< sequences per step: m x b x dp
