@@ -11,9 +11,11 @@ dense or MoE, for the fit part and the held-out part of the file.
 A run tshape cannot express is listed with the reason (the first one found)
 and is not priced: a model family tshape does not import (Nemotron 3's
 Mamba layers), a precision it does not price (NVFP4), expert tensor
-parallelism other than tp, activation CPU offload; or tshape-plan's own
-error (a layer count the run's pipeline does not divide: Bridge's layout is
-not in the data).
+parallelism other than tp; or tshape-plan's own error (a layer count the
+run's pipeline does not divide where Bridge's layout is not in the data:
+DeepSeek-V3's explicit layout strings). Activation CPU offload is priced
+(--offload-layers), and the models whose Megatron-Bridge recipe counts the
+embedding and the loss in the pipeline split are run so (PIPELINE_SPLIT).
 Approximations a priced run carries are named in its notes: recompute
 modules tshape has no form for are priced as no recompute, CUDA graphs and
 the MoE dispatcher's kind are not modelled.
@@ -57,6 +59,13 @@ MODELS = {
 # The precision names of the file (its README) as tshape-plan's options.
 PRECISION = {"BF16": [], "FP8-CS": ["--precision=fp8"],
              "FP8-MX": ["--precision=mxfp8"]}
+# Models whose Megatron-Bridge base recipe sets
+# account_for_embedding_in_pipeline_split and
+# account_for_loss_in_pipeline_split, which the benchmark recipes inherit
+# (Megatron-Bridge 067f987d: src/megatron/bridge/recipes/llama/h100/
+# llama3.py:1218-1228 for Llama 3.1 405B; recipes/qwen/h100/qwen3_moe.py:
+# 248-262 for Qwen3-235B-A22B). A plan fact, not a fitted one.
+PIPELINE_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 # Recompute modules with a tshape form: the attention core alone is
 # tshape's selective recompute (Korthikanti et al.).
 SELECTIVE = {"core_attn"}
@@ -92,8 +101,6 @@ def plan_of(case):
     moe = MODELS[case["model"]][2] == "moe"
     if moe and etp is not None and etp != tp:
         return None, f"expert tensor parallelism {etp} at tp {tp}"
-    if case.get("cpu_offload_layers"):
-        return None, f"CPU offload of {case['cpu_offload_layers']} layers"
     notes = []
     recompute = "none"
     rc = case.get("recompute")
@@ -117,6 +124,11 @@ def plan_of(case):
                              "distributed-optimizer")]
     if moe:
         args.append(f"--ep={ep}")
+    if case.get("cpu_offload_layers"):
+        args.append(f"--offload-layers={case['cpu_offload_layers']}")
+        notes.append("offload priced as activations only")
+    if case["model"] in PIPELINE_SPLIT and pp > 1:
+        args += ["--embedding-in-split", "--loss-in-split"]
     if vp > 1:
         args.append(f"--vp={vp}")
     if tp > 1:
@@ -134,10 +146,13 @@ def predict(plan_bin, args):
             err = (run.stderr.strip().splitlines() or ["no report"])[-1]
             return None, err.replace("tshape-plan: error: ", "")
         r = json.load(open(report))
+        # A run that ran but does not fit tshape's memory model is priced
+        # all the same (its step time is still a prediction to check) and
+        # the disagreement is a note: the memory model is pessimistic there.
         if not r.get("fits", True):
-            return None, ("does not fit tshape's memory model: %.0f GiB > "
-                          "%.0f GiB" % (r["memory_gib"]["total"],
-                                        r["memory_capacity_gib"]))
+            return r, ("tshape's memory model: %.0f GiB > %.0f GiB, yet it "
+                       "ran" % (r["memory_gib"]["total"],
+                                r["memory_capacity_gib"]))
         return r, None
 
 
@@ -179,6 +194,8 @@ def main():
         if r is None:
             skipped.append((case, err))
             continue
+        if err:
+            notes = notes + [err]
         pred = r["tokens_per_s_per_gpu"]
         meas = case["tokens_per_s_per_gpu"]
         priced.append({"case": case, "pred": pred, "meas": meas,
@@ -264,7 +281,10 @@ def update_doc(tables, data):
                "has (DGX-H100, DGX-B200, GB200 NVL72) is priced with "
                "`tshape-plan` under its own plan (GPUs, tp, pp, cp, vp, ep, "
                "microbatch, global batch, sequence, precision, FSDP or the "
-               "distributed optimizer, sequence parallelism at tp > 1) and "
+               "distributed optimizer, sequence parallelism at tp > 1, "
+               "activation CPU offload, and for Llama 3.1 405B and "
+               "Qwen3-235B-A22B the embedding and loss counted in the "
+               "pipeline split as their Bridge recipes set it) and "
                "the predicted tokens/s per GPU compared with the published "
                "one. The runs are pretraining with forced-balanced, "
                "dropless routing (the data's README), which is what "
@@ -280,7 +300,9 @@ def update_doc(tables, data):
                "- **Not expressible** runs are listed with the first reason "
                "found; approximations of a priced run are in its notes "
                "(recompute modules tshape has no form for are priced as "
-               "none; CUDA graphs and the dispatcher kind are not "
+               "none; a run that does not fit tshape's memory model is "
+               "priced all the same and says so; CUDA graphs and the "
+               "dispatcher kind are not "
                "modelled).",
                "- **Release drift** is a floor on any error: the same plan "
                "moves by a median 4.9% and up to 77% across releases (the "

@@ -80,12 +80,14 @@ TierLink network(const char *fabric, double gbs) {
 }
 
 Cluster make(const char *name, const char *desc, const char *gpu,
-             int64_t gpusPerNode, TierLink node, TierLink net) {
+             int64_t gpusPerNode, TierLink node, TierLink net,
+             double hostLinkGBs) {
   Cluster c;
   c.name = name;
   c.description = desc;
   c.gpu = gpu;
   c.gpusPerNode = gpusPerNode;
+  c.hostLinkGBs = hostLinkGBs;
   c.node = std::move(node);
   c.network = std::move(net);
   return c;
@@ -111,25 +113,30 @@ const std::vector<Cluster> &tshape::cost::builtinClusters() {
   static const std::vector<Cluster> clusters = {
       make("dgx-a100", "NVIDIA DGX A100 (8x A100 SXM4 80GB)", "a100-80gb", 8,
            link("NVLink 3 / NVSwitch gen2", 300, false, a100Fit(), fitA100),
-           network("8x ConnectX-6 HDR InfiniBand 200 Gb/s", 25)),
+           network("8x ConnectX-6 HDR InfiniBand 200 Gb/s", 25),
+           /*PCIe Gen4 x16*/ 32),
       make("dgx-h100", "NVIDIA DGX H100 (8x H100 SXM5 80GB)", "h100-sxm", 8,
            link("NVLink 4 / NVSwitch gen3 (NVLink SHARP)", 450, true,
                 h100Fit(), fitH100),
-           network("8x ConnectX-7 NDR InfiniBand 400 Gb/s", 50)),
+           network("8x ConnectX-7 NDR InfiniBand 400 Gb/s", 50),
+           /*PCIe Gen5 x16*/ 64),
       make("hgx-h200", "NVIDIA HGX H200 (8x H200 SXM 141GB)", "h200", 8,
            link("NVLink 4 / NVSwitch gen3 (NVLink SHARP)", 450, true,
                 h100Fit(), fromH100),
-           network("8x ConnectX-7 NDR InfiniBand 400 Gb/s", 50)),
+           network("8x ConnectX-7 NDR InfiniBand 400 Gb/s", 50),
+           /*PCIe Gen5 x16*/ 64),
       make("dgx-b200", "NVIDIA DGX B200 (8x B200)", "b200", 8,
            link("NVLink 5 / NVSwitch gen4 (NVLink SHARP)", 900, true,
                 b200Fit(), fitB200),
-           network("8x ConnectX-7 NDR InfiniBand 400 Gb/s", 50)),
+           network("8x ConnectX-7 NDR InfiniBand 400 Gb/s", 50),
+           /*PCIe Gen5 x16*/ 64),
       make("gb200-nvl72", "NVIDIA GB200 NVL72 (72x GB200 GPU, one NVLink "
                           "domain)",
            "gb200", 72,
            link("NVLink 5 / NVLink Switch (NVLink SHARP)", 900, true,
                 b200Fit(), fromB200),
-           network("ConnectX-7 NDR InfiniBand 400 Gb/s per GPU", 50)),
+           network("ConnectX-7 NDR InfiniBand 400 Gb/s per GPU", 50),
+           /*NVLink-C2C, 450 GB/s a direction for two GPUs*/ 225),
   };
   return clusters;
 }

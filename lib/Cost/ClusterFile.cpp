@@ -153,6 +153,8 @@ std::optional<Cluster> tshape::cost::parseClusterJson(const std::string &text,
     return std::nullopt;
   }
   c.gpusPerNode = int64_t(gpus);
+  if (!f.number("host_link_gbs", c.hostLinkGBs, false, 0, 1e5, false))
+    return std::nullopt;
   if (!target::findBuiltinTarget(c.gpu)) {
     f.fail("gpu", "unknown target '" + c.gpu +
                       "' (built-in: " + target::builtinTargetNames() + ")");
@@ -199,6 +201,7 @@ std::string tshape::cost::clusterJson(const Cluster &c) {
                  {"description", c.description},
                  {"gpu", c.gpu},
                  {"gpus_per_node", c.gpusPerNode},
+                 {"host_link_gbs", c.hostLinkGBs},
                  {"node", tier(c.node)},
                  {"network", tier(c.network)}};
   std::string s;

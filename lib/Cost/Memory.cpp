@@ -99,6 +99,10 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   if (plan.microbatches < 1)
     return "microbatches must be at least 1, got " +
            std::to_string(plan.microbatches);
+  if (plan.offloadLayers < 0 || plan.offloadLayers >= layers / p)
+    return "offloaded layers must be in [0, " + std::to_string(layers / p) +
+           ") (the layers of a stage, one kept on the GPU), got " +
+           std::to_string(plan.offloadLayers);
   if (plan.schedule == PipelineSchedule::Interleaved && (v < 2 || p < 2))
     return "the interleaved schedule needs pp >= 2 and v >= 2, got pp=" +
            std::to_string(p) + " v=" + std::to_string(v) +
@@ -110,8 +114,9 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   if (par.cp > 1 && s % par.cp != 0)
     return "seq " + std::to_string(s) + " not divisible by cp " +
            std::to_string(par.cp);
-  if (plan.firstStageLayers || plan.lastStageLayers) {
-    if (v != 1)
+  if (plan.firstStageLayers || plan.lastStageLayers ||
+      plan.embeddingInSplit || plan.lossInSplit) {
+    if (v != 1 && !plan.embeddingInSplit && !plan.lossInSplit)
       return "uneven stages are priced with the 1F1B schedule only (v=1), "
              "got v=" + std::to_string(v);
     std::string error;
@@ -139,9 +144,33 @@ std::vector<int64_t> tshape::cost::stageLayers(const ModelConfig &c,
   const int64_t first = plan.firstStageLayers, last = plan.lastStageLayers;
   if (p < 1)
     return fail("pp must be at least 1");
+  auto n = [](int64_t v) { return std::to_string(v); };
+  if (plan.embeddingInSplit || plan.lossInSplit) {
+    // transformer_config.py:2229-2239, 2373-2415; transformer_block.py:
+    // 147-203.
+    if (first || last)
+      return fail("the embedding or loss in the pipeline split cannot be "
+                  "combined with first and last stage layer counts "
+                  "(Megatron-LM, transformer_config.py:2229)");
+    const int64_t v = std::max<int64_t>(1, plan.virtualStages);
+    const int64_t slots = layers + plan.embeddingInSplit + plan.lossInSplit;
+    if (slots % (p * v))
+      return fail(n(layers) + " layers" +
+                  (plan.embeddingInSplit ? " + the embedding" : "") +
+                  (plan.lossInSplit ? " + the loss" : "") + " = " +
+                  n(slots) + " not divisible by pp x v = " + n(p * v) +
+                  " (Megatron-LM, transformer_config.py:2373-2415)");
+    const int64_t chunk = slots / (p * v);
+    if (chunk < 1)
+      return fail("a model chunk would hold no decoder layer: " + n(slots) +
+                  " slots over pp x v = " + n(p * v));
+    std::vector<int64_t> out(size_t(p), chunk * v);
+    out.front() -= plan.embeddingInSplit;
+    out.back() -= plan.lossInSplit;
+    return out;
+  }
   if (!first && !last)
     return std::vector<int64_t>(size_t(p), layers / p);
-  auto n = [](int64_t v) { return std::to_string(v); };
   if (first < 0 || last < 0)
     return fail("stage layers must be positive, got first " + n(first) +
                 ", last " + n(last));
@@ -332,7 +361,9 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     StageMemory st;
     st.stage = i;
     st.layers = perStage[size_t(i)];
-    const int64_t layersPerChunk = st.layers / v;
+    // A stage's chunks hold st.layers / v layers each, or one fewer in a
+    // chunk that holds the embedding or the loss: the larger bounds them.
+    const int64_t layersPerChunk = (st.layers + v - 1) / v;
     // Model chunks whose forward has run and whose backward has not, at the
     // stage's peak: the warm-up forwards plus one (Megatron-LM's
     // schedules): p - i with 1F1B, 2 (p - i - 1) + (v - 1) p + 1 chunks when
@@ -360,7 +391,12 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
                     fp8WeightCopyBytes(plan.precision, target) /
                     (plan.sharding == StateSharding::Fsdp ? double(group)
                                                           : 1.0);
-    st.activations = perLayerActs * double(st.layersInFlight);
+    // Offloaded layers' activations wait in host memory (one microbatch's
+    // worth: Megatron-LM offloads with pp = 1, where one is in flight).
+    st.offloadedLayers = std::min(plan.offloadLayers, st.layersInFlight);
+    st.activations =
+        perLayerActs * double(st.layersInFlight - st.offloadedLayers);
+    st.offloadedActivations = perLayerActs * double(st.offloadedLayers);
     if (i == 0)
       st.inputActivations = sbh / spDiv * double(std::min(p, m));
     if (i == p - 1)

@@ -34,6 +34,7 @@ std::vector<StepLine> StepEstimate::lines() const {
       {"expert-parallel communication", ep.exposed, ep.hidden()},
       {"context-parallel communication", cp.exposed, cp.hidden()},
       {"pipeline send/recv", p2p.exposed, p2p.hidden()},
+      {"activation offload", offload.exposed, offload.hidden()},
       {"pipeline bubble", bubble, 0},
       {"data-parallel communication", dp.exposed, dp.hidden()},
       {"optimizer step", optimizer, 0},
@@ -402,6 +403,10 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.memory = std::move(memory);
   if (std::string bad = checkStep(c, plan, target); !bad.empty())
     return fail(bad);
+  if (plan.offloadLayers > 0 && cluster.hostLinkGBs <= 0)
+    return fail("cluster " + cluster.name + " states no host link "
+                "(host_link_gbs): activation offloading cannot be priced; "
+                "give it in the cluster file");
 
   const model::Parallelism &par = c.parallel;
   const int64_t t = par.tp, p = par.pp, d = par.dp, cp = par.cp;
@@ -537,6 +542,21 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
     st.p2p = p2pOne;
+    // Activation CPU offloading: each offloaded layer's saved activations
+    // go to host memory while the next layer's forward runs and come back
+    // while the previous layer's backward runs (Megatron-LM's
+    // CpuOffloadHandler, one layer ahead), at the host link's bandwidth;
+    // what a layer's compute does not hide is exposed.
+    if (const StageMemory &mem = est.memory.stages[size_t(i)];
+        mem.offloadedLayers > 0) {
+      const double one = mem.offloadedActivations /
+                         double(mem.offloadedLayers) /
+                         (cluster.hostLinkGBs * 1e9);
+      const double k = double(mem.offloadedLayers);
+      st.offload.total = 2 * k * one;
+      st.offload.exposed = k * (std::max(0.0, one - lt->forward) +
+                                std::max(0.0, one - lt->backward));
+    }
     if (i == 0)
       st.tp.total = st.tp.exposed += edgeTp;
     if (i == p - 1) {
@@ -567,6 +587,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.ep = {md * pace.ep.total, md * pace.ep.exposed};
   est.cp = {md * pace.cp.total, md * pace.cp.exposed};
   est.p2p = {md * pace.p2p.total, md * pace.p2p.exposed};
+  est.offload = {md * pace.offload.total, md * pace.offload.exposed};
 
   // Data parallelism over the d x cp ranks that hold the same weights, and
   // the optimizer step, per stage; the stage that finishes last ends the

@@ -572,9 +572,19 @@ tshape::checkMegatronRules(const ModelConfig &c,
                            const cost::TrainingPlan &plan) {
   const Parallelism &par = c.parallel;
   const int64_t layers = c.layers, v = plan.virtualStages;
+  // The layer slots the stages split: the decoder layers, and the
+  // embedding and the loss when they count (transformer_block.py:147).
+  const bool accounted = plan.embeddingInSplit || plan.lossInSplit;
+  const int64_t slots = layers + plan.embeddingInSplit + plan.lossInSplit;
   // megatron/training/arguments.py, validate_args; uneven stages:
-  // transformer_config.py:2303-2349 (the middle splits evenly).
-  if (plan.firstStageLayers || plan.lastStageLayers) {
+  // transformer_config.py:2303-2349 (the middle splits evenly); the
+  // embedding and loss in the split: transformer_config.py:2229-2239,
+  // 2373-2415.
+  if (accounted) {
+    std::string why;
+    if (cost::stageLayers(c, plan, &why).empty())
+      return why;
+  } else if (plan.firstStageLayers || plan.lastStageLayers) {
     std::string why;
     if (cost::stageLayers(c, plan, &why).empty())
       return why;
@@ -595,9 +605,9 @@ tshape::checkMegatronRules(const ModelConfig &c,
       return "the interleaved schedule (" + n(v) +
              " virtual stages) needs pipeline-model-parallel-size > 1, got " +
              n(par.pp) + " (Megatron-LM, arguments.py:1000); use --vp=1";
-    if ((layers / par.pp) % v)
-      return "layers per pipeline stage " + n(layers / par.pp) + " (" +
-             n(layers) + "/" + n(par.pp) + ") not divisible by " + n(v) +
+    if ((slots / par.pp) % v)
+      return "layers per pipeline stage " + n(slots / par.pp) + " (" +
+             n(slots) + "/" + n(par.pp) + ") not divisible by " + n(v) +
              " virtual stages (Megatron-LM: \"number of layers per pipeline "
              "stage must be divisible number of layers per virtual pipeline "
              "stage\")";
@@ -673,6 +683,21 @@ tshape::checkMegatronRules(const ModelConfig &c,
     if (c.dtype == DType::FP16)
       return "--use-torch-fsdp2 is not supported with fp16";
   }
+  // Activation CPU offloading (transformer_config.py:1884-1894, rule F8 of
+  // the encoded table).
+  if (plan.offloadLayers > 0) {
+    if (par.pp != 1)
+      return "activation CPU offloading (--cpu-offloading-num-layers " +
+             n(plan.offloadLayers) + ") is not supported with pipeline "
+             "parallelism (pp " + n(par.pp) + "; transformer_config.py:1890)";
+    if (plan.recompute != cost::Recompute::None)
+      return "activation CPU offloading does not work with recompute "
+             "(transformer_config.py:1894); use --recompute=none";
+    if (plan.offloadLayers >= layers)
+      return "--cpu-offloading-num-layers " + n(plan.offloadLayers) +
+             " must be below num-layers " + n(layers) +
+             " (transformer_config.py:1884)";
+  }
   return std::nullopt;
 }
 
@@ -688,9 +713,17 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   ArgLine line;
   modelArguments(c, originalVocab, plan.precision, line, launch.notes);
   const Parallelism &par = c.parallel;
+  // The layer slots: the embedding and the loss count when asked
+  // (arguments.py:972 divides them by the layers per virtual stage).
+  const int64_t slots =
+      c.layers + plan.embeddingInSplit + plan.lossInSplit;
   if (plan.virtualStages > 1)
     line.arg("--num-layers-per-virtual-pipeline-stage",
-             c.layers / (par.pp * plan.virtualStages));
+             slots / (par.pp * plan.virtualStages));
+  if (plan.embeddingInSplit)
+    line.flag("--account-for-embedding-in-pipeline-split");
+  if (plan.lossInSplit)
+    line.flag("--account-for-loss-in-pipeline-split");
   if (plan.firstStageLayers)
     line.arg("--decoder-first-pipeline-num-layers", plan.firstStageLayers);
   if (plan.lastStageLayers)
@@ -716,6 +749,11 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
     line.arg("--recompute-num-layers", 1);
     break;
   }
+  // Activation CPU offloading (model_parallel_config.py's
+  // cpu_offloading_num_layers); the encoded rules check pp 1, no recompute
+  // and fewer layers than the model's.
+  if (plan.offloadLayers > 0)
+    line.arg("--cpu-offloading-num-layers", plan.offloadLayers);
   // The step-time model overlaps the data-parallel gradient reduction and
   // the parameter gather (StepOptions' defaults); Megatron-LM does so only
   // when asked.

@@ -258,7 +258,7 @@ void tshape::report::writeText(llvm::raw_ostream &os, const AdviseReport &r) {
   if (r.plan)
     os << llvm::format("on %s (%lld GPUs): step %.3f s, %.0f TFLOP/s per GPU, "
                        "MFU %.1f%%, %.1f GiB per GPU%s (model error on "
-                       "published runs: %.1f%% mean, dense)\n",
+                       "published runs: %.1f%% mean)\n",
                        r.plan->cluster.c_str(), (long long)r.plan->gpus,
                        r.plan->step.stepTime, r.plan->step.tflopsPerGpu,
                        100 * r.plan->step.mfu, r.plan->peakGiB(),

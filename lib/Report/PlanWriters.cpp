@@ -119,7 +119,8 @@ std::string planLine(const PlanReport &r) {
        cost::scheduleName(r.plan.schedule);
   if (r.plan.virtualStages > 1)
     s += " (" + std::to_string(r.plan.virtualStages) + " virtual stages)";
-  if (r.plan.firstStageLayers || r.plan.lastStageLayers) {
+  if (r.plan.firstStageLayers || r.plan.lastStageLayers ||
+      r.plan.embeddingInSplit || r.plan.lossInSplit) {
     s += ", stages of ";
     const std::vector<int64_t> layers = cost::stageLayers(r.config, r.plan);
     for (size_t i = 0; i < layers.size(); ++i)
@@ -127,6 +128,15 @@ std::string planLine(const PlanReport &r) {
     s += " layers";
   }
   s += ", recompute " + std::string(cost::recomputeName(r.plan.recompute));
+  if (r.plan.embeddingInSplit || r.plan.lossInSplit)
+    s += std::string(", the ") +
+         (r.plan.embeddingInSplit && r.plan.lossInSplit ? "embedding and loss"
+          : r.plan.embeddingInSplit                      ? "embedding"
+                                                         : "loss") +
+         " counted as layers in the split";
+  if (r.plan.offloadLayers > 0)
+    s += ", activations of " + std::to_string(r.plan.offloadLayers) +
+         " layers offloaded to the host";
   if (r.plan.sequenceParallel)
     s += ", sequence parallel";
   if (r.plan.sharding != cost::StateSharding::None)
@@ -175,6 +185,9 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("virtual_stages", plan.virtualStages);
     j.attribute("schedule", cost::scheduleName(plan.schedule));
     j.attribute("recompute", cost::recomputeName(plan.recompute));
+    j.attribute("offload_layers", plan.offloadLayers);
+    j.attribute("embedding_in_split", plan.embeddingInSplit);
+    j.attribute("loss_in_split", plan.lossInSplit);
     j.attributeArray("stage_layers", [&] {
       for (int64_t n : cost::stageLayers(config, plan))
         j.value(n);
@@ -209,7 +222,8 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
   j.attributeObject("hidden_time_s", [&] {
     for (const cost::StepLine &l : e.lines())
       if (l.name.find("communication") != std::string::npos ||
-          l.name.find("send") != std::string::npos)
+          l.name.find("send") != std::string::npos ||
+          l.name.find("offload") != std::string::npos)
         j.attribute(key(l.name), round6(l.hiddenSeconds));
   });
   j.attribute("peak_stage", int64_t(e.memory.peakStage));
@@ -252,7 +266,7 @@ namespace {
 /// published runs, docs/model-accuracy.md).
 std::string errorBandLine() {
   return llvm::formatv("model error on published runs: mean |error| {0:F1}% "
-                       "on {1} held-out dense runs; MoE runs up to +{2:F0}% "
+                       "on {1} held-out runs; MoE runs up to +{2:F0}% "
                        "(optimistic: the token dispatcher is not modelled "
                        "yet; docs/model-accuracy.md)",
                        100 * cost::kStepHeldOutMeanAbsError,
@@ -325,6 +339,11 @@ void tshape::report::writeText(llvm::raw_ostream &os, const PlanReport &r) {
         os << llvm::format("  %-32s %9.2f GiB\n", l.name.c_str(),
                            l.bytes / cost::kGiB);
     os << llvm::format("  %-32s %9.2f GiB\n", "total", r.peakGiB());
+    if (const cost::StageMemory &st = e.memory.peak(); st.offloadedLayers)
+      os << llvm::format("  (in host memory: %.2f GiB, the activations of "
+                         "%lld offloaded layers)\n",
+                         st.offloadedActivations / cost::kGiB,
+                         (long long)st.offloadedLayers);
   }
   os << "fits " << r.target << " memory: " << fitLine(r) << "\n"
      << "Megatron-LM (" << kCommandKind << "):\n"

@@ -59,6 +59,12 @@ struct Cluster {
   std::string gpu;         ///< a GPU target name (target::findBuiltinTarget)
   int64_t gpusPerNode = 8; ///< GPUs in one NVLink domain
   TierLink node, network;
+  /// The link between a GPU and host memory, GB/s per GPU in one direction
+  /// (datasheet): what activation CPU offloading moves over. PCIe Gen4 x16
+  /// 32, Gen5 x16 64; GB200's NVLink-C2C 900 GB/s both ways per superchip,
+  /// shared by its two GPUs: 225. 0: unknown (an offloaded plan is then
+  /// an error).
+  double hostLinkGBs = 0;
 
   const TierLink &tier(model::Tier t) const {
     return t == model::Tier::Node ? node : network;

@@ -75,8 +75,24 @@ struct TrainingPlan {
   /// model whose layers pp does not divide (405B's 126, DeepSeek-V3's 61)
   /// runs so. 1F1B only (v = 1).
   int64_t firstStageLayers = 0, lastStageLayers = 0;
+  /// Megatron-LM's --account-for-embedding-in-pipeline-split and
+  /// --account-for-loss-in-pipeline-split (transformer_block.py:147-203):
+  /// the embedding and the loss count as one layer each when the stages
+  /// are split, so each model chunk holds (L + e + l) / (pp v) decoder
+  /// layers, the very first one fewer with the embedding, the very last
+  /// one fewer with the loss. How Megatron-Bridge runs Llama 3.1 405B
+  /// (126 layers) and Qwen3-235B-A22B (94). Not with first/last counts.
+  bool embeddingInSplit = false, lossInSplit = false;
   /// Megatron-LM's sequence parallelism (with tensor parallelism).
   bool sequenceParallel = false;
+  /// Activation CPU offloading (Megatron-LM's --cpu-offloading-num-layers):
+  /// the saved activations of this many decoder layers go to host memory
+  /// during the forward and come back for the backward, over the
+  /// cluster's host link (Cluster::hostLinkGBs). The memory keeps the
+  /// other layers' activations; the step adds the transfer a layer's
+  /// compute does not hide. Megatron-LM runs it with pp = 1 and no
+  /// recompute (checkMegatronRules).
+  int64_t offloadLayers = 0;
   StateSharding sharding = StateSharding::None;
   StateBytes bytes;
   /// The linear layers' precision (RunShape::precision; `tshape-plan
@@ -138,6 +154,11 @@ struct StageMemory {
   /// (fp8WeightCopyBytes per parameter); 0 in bf16.
   double fp8Weights = 0;
   double activations = 0;    ///< its decoder layers' (bytes)
+  /// Activation CPU offloading (TrainingPlan::offloadLayers): the layers
+  /// whose activations wait in host memory, and their bytes (not on the
+  /// GPU: not in total()).
+  int64_t offloadedLayers = 0;
+  double offloadedActivations = 0;
   double inputActivations = 0; ///< the embedding's output (first stage)
   double lossActivations = 0;  ///< final norm, logits and loss (last stage)
 
