@@ -646,3 +646,58 @@ TEST(StepTime, UnevenStages) {
   EXPECT_FALSE(estimateStep(c, p, h100(), dgxH100(), {}, &error));
   EXPECT_NE(error.find("1F1B schedule only"), std::string::npos) << error;
 }
+
+// LoRA (TrainingPlan::loraRank): the tiny model (h 64, f 256, MHA, an
+// ungated MLP, 4 layers, b 2, s 16: M = 32 tokens) at rank 4. Compute is the
+// full step's without the base's weight-gradient GEMMs (each layer's and
+// the LM head's), plus each adapted GEMM's six adapter GEMMs (qkv, out,
+// up, down): x A^T (M x r x K) and (.) B^T (M x N x r) forward; dY B,
+// dY^T H, dH A, dH^T X backward.
+TEST(StepTime, LoraDropsWeightGradientsAndAddsAdapters) {
+  ModelConfig c = tiny();
+  const model::RunShape train = model::RunShape::train();
+  auto gemm = [](int64_t m, int64_t n, int64_t k) {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    return estimateGemm(p, h100()).predictedUs * 1e-6;
+  };
+  double wgrad = 0, adapters = 0;
+  for (const model::Kernel &k : model::layerKernels(c, train, 0)) {
+    const model::GemmSpec *g = k.gemm();
+    if (!g || !model::roleInfo(g->role).weight)
+      continue;
+    if (g->pass == model::GemmPass::GradB)
+      wgrad += predictKernel(k, model::DType::BF16, h100()).predictedUs * 1e-6;
+    if (g->pass == model::GemmPass::Forward) {
+      const int64_t m = g->m.value, n = g->n.value, kk = g->k.value, r = 4;
+      adapters += gemm(m, r, kk) + gemm(m, n, r) + gemm(m, r, n) +
+                  gemm(n, r, m) + gemm(m, kk, r) + gemm(r, kk, m);
+    }
+  }
+  double logitsWgrad = 0;
+  for (const model::Kernel &k :
+       model::blockKernels(model::BlockKind::LMHead, c, train, -1))
+    if (const model::GemmSpec *g = k.gemm();
+        g && g->pass == model::GemmPass::GradB)
+      logitsWgrad +=
+          predictKernel(k, model::DType::BF16, h100()).predictedUs * 1e-6;
+  TrainingPlan lora = plan(1);
+  lora.loraRank = 4;
+  const StepEstimate full = step(c, plan(1)), l = step(c, lora);
+  EXPECT_NEAR(l.compute, full.compute - 4 * wgrad - logitsWgrad + 4 * adapters,
+              1e-12);
+  // Memory: the adapters, r (K + N) for qkv (64 + 192), out (64 + 64),
+  // up (64 + 256) and down (256 + 64): 4 x 1024 = 4096 a layer, 16,384 in
+  // all, at 2 + 4 + 12 bytes; the base keeps its weights only.
+  EXPECT_EQ(loraParamsPerLayer(c, 4), 4096);
+  const StageMemory &st = l.memory.peak();
+  EXPECT_EQ(st.adapterState.params, 16384);
+  EXPECT_DOUBLE_EQ(st.adapterState.total(), 16384.0 * 18);
+  EXPECT_EQ(st.layerState.gradients, 0);
+  EXPECT_EQ(st.layerState.optimizer, 0);
+  EXPECT_EQ(st.embeddingState.optimizer, 0);
+  EXPECT_DOUBLE_EQ(st.layerState.weights,
+                   full.memory.peak().layerState.weights);
+}

@@ -53,7 +53,7 @@ double StageMemory::total() const {
 }
 
 std::vector<MemoryLine> StageMemory::lines() const {
-  return {
+  std::vector<MemoryLine> out = {
       {"weights", layerState.weights},
       {"gradients", layerState.gradients},
       {"optimizer state", layerState.optimizer},
@@ -65,6 +65,10 @@ std::vector<MemoryLine> StageMemory::lines() const {
       {"embedding activations", inputActivations},
       {"loss activations", lossActivations},
   };
+  // LoRA's adapters, a line of their own only in a LoRA plan.
+  if (adapterState.params > 0)
+    out.push_back({"lora adapters", adapterState.total()});
+  return out;
 }
 
 namespace {
@@ -84,6 +88,13 @@ ParamState state(int64_t params, const TrainingPlan &plan, int64_t group) {
   return s;
 }
 
+/// Frozen parameters (LoRA's base): their weights only.
+ParamState frozen(int64_t params, const TrainingPlan &plan, int64_t group) {
+  ParamState s = state(params, plan, group);
+  s.gradients = s.optimizer = 0;
+  return s;
+}
+
 std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   // At one sequence per microbatch (checkModelPerSequence): this model and
   // the step model count a microbatch's bytes and FLOPs in double.
@@ -99,6 +110,9 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   if (plan.microbatches < 1)
     return "microbatches must be at least 1, got " +
            std::to_string(plan.microbatches);
+  if (plan.loraRank < 0)
+    return "the LoRA rank must be positive (0: full training), got " +
+           std::to_string(plan.loraRank);
   if (plan.offloadLayers < 0 || plan.offloadLayers >= layers / p)
     return "offloaded layers must be in [0, " + std::to_string(layers / p) +
            ") (the layers of a stage, one kept on the GPU), got " +
@@ -131,6 +145,72 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   return "";
 }
 } // namespace
+
+namespace {
+/// Megatron-Bridge's default LoRA targets (peft/lora.py: linear_qkv,
+/// linear_proj, linear_fc1, linear_fc2), which by their local names also
+/// match the routed and shared experts' linear_fc1 and linear_fc2
+/// (peft/utils.py); not the router, not MLA's down and up projections.
+bool loraTarget(model::Role r) {
+  using model::Role;
+  switch (r) {
+  case Role::Qkv:
+  case Role::AttnOut:
+  case Role::MlpGate:
+  case Role::MlpUp:
+  case Role::MlpGateUp:
+  case Role::MlpDown:
+  case Role::MoeExpertGate:
+  case Role::MoeExpertUp:
+  case Role::MoeExpertGateUp:
+  case Role::MoeExpertDown:
+  case Role::MoeSharedGate:
+  case Role::MoeSharedGateUp:
+  case Role::MoeSharedUp:
+  case Role::MoeSharedDown:
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+std::vector<std::array<int64_t, 4>>
+tshape::cost::loraTargets(const ModelConfig &c) {
+  std::vector<std::array<int64_t, 4>> out;
+  for (const model::Kernel &k :
+       model::layerKernels(c, model::RunShape::train(), 0)) {
+    const model::GemmSpec *g = k.gemm();
+    if (!g || g->pass != model::GemmPass::Forward || !loraTarget(g->role))
+      continue;
+    const int64_t batch = std::max<int64_t>(1, g->batch.value);
+    // A gated MLP's gate and up are Megatron-LM's one linear_fc1: one
+    // adapter of width 2f, whichever layout the kernels state.
+    using model::Role;
+    const bool up = g->role == Role::MlpUp || g->role == Role::MoeExpertUp ||
+                    g->role == Role::MoeSharedUp;
+    if (up && g->inputShared && !out.empty() && out.back()[0] == batch &&
+        out.back()[1] == g->m.value && out.back()[3] == g->k.value) {
+      out.back()[2] += g->n.value;
+      continue;
+    }
+    out.push_back({batch, g->m.value, g->n.value, g->k.value});
+  }
+  return out;
+}
+
+int64_t tshape::cost::loraParamsPerLayer(const ModelConfig &c, int64_t r) {
+  int64_t most = 0;
+  for (const auto &[lc, n] : model::layerGroups(c)) {
+    // A grouped GEMM's experts share one adapter on a rank (Bridge's
+    // share_expert_adapters, the default).
+    int64_t sum = 0;
+    for (const auto &[batch, m, nOut, k] : loraTargets(lc))
+      sum += r * (k + nOut);
+    most = std::max(most, sum);
+  }
+  return most;
+}
 
 std::vector<int64_t> tshape::cost::stageLayers(const ModelConfig &c,
                                                const TrainingPlan &plan,
@@ -373,6 +453,13 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
                          : std::min(2 * (p - i - 1) + (v - 1) * p + 1, m * v);
     st.layersInFlight = chunks * layersPerChunk;
     st.layerState = state(*perLayer * st.layers, plan, group);
+    // LoRA: the base weights are frozen (their bytes only, sharded by
+    // FSDP); the adapters carry the training state.
+    if (plan.loraRank > 0) {
+      st.layerState = frozen(*perLayer * st.layers, plan, group);
+      st.adapterState =
+          state(loraParamsPerLayer(c, plan.loraRank) * st.layers, plan, group);
+    }
     int64_t emb = 0;
     if (i == 0)
       emb += *embedding;
@@ -382,7 +469,8 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
       if (c.tiedEmbeddings && p > 1)
         emb += *embedding;
     }
-    st.embeddingState = state(emb, plan, group);
+    st.embeddingState = plan.loraRank > 0 ? frozen(emb, plan, group)
+                                          : state(emb, plan, group);
     // The FP8 copies of the decoder layers' weights (the embedding and the
     // LM head stay bf16: Megatron-LM's are not Transformer Engine linear
     // layers). Every data-parallel rank computes with the whole weights, so

@@ -106,6 +106,9 @@ struct Pricer {
 /// mean layer of a heterogeneous stack (dense then MoE), weighted by count.
 struct LayerTime {
   double forward = 0, backward = 0;
+  /// Of the backward, the weight-gradient GEMMs' (what LoRA's frozen base
+  /// does not run).
+  double weightGrad = 0;
   double coreForward = 0, coreBackward = 0; ///< the attention core's share
   /// The expert-parallel all-to-alls (a MoE layer at ep > 1): how many per
   /// layer (forward and backward, the mean layer's) and their bytes.
@@ -138,6 +141,7 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
     const double w = double(n) / layers;
     mean.forward += w * t->forward;
     mean.backward += w * t->backward;
+    mean.weightGrad += w * t->weightGrad;
     mean.coreForward += w * t->coreForward;
     mean.coreBackward += w * t->coreBackward;
     mean.allToAlls += w * t->allToAlls;
@@ -211,6 +215,9 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       t.backward += sec;
       if (core)
         t.coreBackward += sec;
+      if (g && g->pass == model::GemmPass::GradB &&
+          model::roleInfo(g->role).weight)
+        t.weightGrad += sec;
     }
   }
   return t;
@@ -218,12 +225,47 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
 
 } // namespace
 
+/// LoRA's adapter GEMMs of one decoder layer, one microbatch, one rank
+/// (the mean layer's): for each adapted GEMM (M, N, K) of rank r, the
+/// forward's x A^T (M x r x K) and (x A^T) B^T (M x N x r), and the
+/// backward's four: dH = dY B (M x r x N), dB = dY^T H (N x r x M),
+/// dX += dH A (M x K x r), dA = dH^T X (r x K x M). In the model's dtype.
+struct LoraTime {
+  double forward = 0, backward = 0;
+};
+
+LoraTime loraTime(const ModelConfig &c, int64_t r,
+                  const target::GpuTarget &target) {
+  LoraTime t;
+  const ModelConfig rc = model::rankSeqConfig(c);
+  const double layers = double(std::max<int64_t>(1, rc.layers));
+  for (const auto &[lc, count] : model::layerGroups(rc)) {
+    const double w = double(count) / layers;
+    for (const auto &[batch, m, n, k] : loraTargets(lc)) {
+      auto us = [&](int64_t gm, int64_t gn, int64_t gk) {
+        GemmProblem p;
+        p.batch = batch;
+        p.m = gm;
+        p.n = gn;
+        p.k = gk;
+        p.dtype = c.dtype;
+        return estimateGemm(p, target).predictedUs * kUs;
+      };
+      t.forward += w * (us(m, r, k) + us(m, n, r));
+      t.backward +=
+          w * (us(m, r, n) + us(n, r, m) + us(m, k, r) + us(r, k, m));
+    }
+  }
+  return t;
+}
+
 /// The kernels' seconds of one rank for one microbatch: a decoder layer's,
 /// and the LM head's GEMMs forward and backward. They depend on the
 /// per-rank shape only (StepModel remembers them).
 struct StepModel::RankTimes {
   LayerTime layer;
   double logitsFwd = 0, logitsBwd = 0;
+  double logitsWgrad = 0; ///< of logitsBwd, the weight gradient's
 };
 
 namespace {
@@ -247,6 +289,8 @@ rankTimes(const ModelConfig &c, const target::GpuTarget &target,
     const model::GemmSpec *g = k.gemm();
     (g && g->pass != model::GemmPass::Forward ? r.logitsBwd : r.logitsFwd) +=
         ke.predictedUs * kUs;
+    if (g && g->pass == model::GemmPass::GradB)
+      r.logitsWgrad += ke.predictedUs * kUs;
   }
   return r;
 }
@@ -495,7 +539,18 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   // The LM head (last stage): its GEMMs (rt) and the fp32 cross-entropy
   // over v/t logits (read the bf16 logits, write fp32 losses forward; read,
   // write the gradient backward: about 12 bytes per logit).
-  const double logitsFwd = rt->logitsFwd, logitsBwd = rt->logitsBwd;
+  const double logitsFwd = rt->logitsFwd;
+  // LoRA: the frozen LM head computes no weight gradient.
+  const double logitsBwd =
+      rt->logitsBwd - (plan.loraRank > 0 ? rt->logitsWgrad : 0.0);
+  // LoRA's adapters, per layer and microbatch (the mean layer's), and the
+  // frozen base's weight-gradient GEMMs left out of the backward.
+  const LoraTime lora = plan.loraRank > 0
+                            ? loraTime(c, plan.loraRank, target)
+                            : LoraTime{};
+  const double layerBackward =
+      lt->backward - (plan.loraRank > 0 ? lt->weightGrad : 0.0) +
+      lora.backward;
   const double vocabRank =
       double(getParam(c, Param::Vocab)) /
       double(model::splitDegree(Param::Vocab, model::bindings(c)));
@@ -522,9 +577,11 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     StageMicrobatch st;
     st.stage = i;
     const double n = double(perStage[size_t(i)]);
-    st.forward = n * lt->forward;
-    st.backward = n * lt->backward;
-    st.recompute = n * recomputeKernels;
+    st.forward = n * (lt->forward + lora.forward);
+    st.backward = n * layerBackward;
+    st.recompute =
+        n * (recomputeKernels +
+             (plan.recompute == Recompute::Full ? lora.forward : 0.0));
     st.elementwise = n * layerElementwise;
     if (!opt.gradientAccumulationFusion) {
       // Unfused gradient accumulation: per microbatch, each parameter's new
@@ -532,8 +589,11 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       // and written, bytes.gradients each): Megatron-LM's DDP hook
       // main_grad.add_(grad) before --gradient-accumulation-fusion.
       const StageMemory &mem = est.memory.stages[size_t(i)];
+      // (LoRA: the adapters' gradients only.)
       const double params =
-          double(mem.layerState.params + mem.embeddingState.params);
+          plan.loraRank > 0
+              ? double(mem.adapterState.params)
+              : double(mem.layerState.params + mem.embeddingState.params);
       st.elementwise += memoryBoundSeconds(
           params * (e + 2 * double(plan.bytes.gradients)), target);
     }
@@ -598,10 +658,18 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   for (size_t i = 0; i < est.stages.size(); ++i) {
     const StageMemory &mem = est.memory.stages[i];
     const StageMicrobatch &st = est.stages[i];
+    // LoRA: only the adapters have gradients, and only they change, so
+    // the distributed optimizer gathers them alone; FSDP still gathers the
+    // frozen base for every pass.
+    const double all = double(mem.layerState.params +
+                              mem.embeddingState.params +
+                              mem.adapterState.params);
     const double params =
-        double(mem.layerState.params + mem.embeddingState.params);
+        plan.loraRank > 0 ? double(mem.adapterState.params) : all;
     const double gradBytes = params * double(plan.bytes.gradients);
-    const double weightBytes = params * double(plan.bytes.weights);
+    const double weightBytes =
+        (plan.sharding == StateSharding::Fsdp ? all : params) *
+        double(plan.bytes.weights);
     // The backward of the last microbatch, and the forward of the first,
     // hide the reduction and the gather except the last layer's bucket
     // (Megatron-LM's --overlap-grad-reduce / --overlap-param-gather).
@@ -652,8 +720,9 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     }
     // Adam reads and writes its state (2 x optimizer bytes) and reads the
     // gradients and writes the weights of the parameters this GPU updates.
-    const double optBytes =
-        mem.layerState.optimizer + mem.embeddingState.optimizer;
+    const double optBytes = mem.layerState.optimizer +
+                            mem.embeddingState.optimizer +
+                            mem.adapterState.optimizer;
     const double perParam = double(plan.bytes.optimizer);
     const double moved =
         optBytes * (2 + double(plan.bytes.gradients + plan.bytes.weights) /
@@ -676,6 +745,19 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.modelFlops = stepModelFlops(c, est.globalBatch, plan.recompute);
   est.modelFlopsNoRecompute =
       stepModelFlops(c, est.globalBatch, Recompute::None);
+  // LoRA: the frozen base computes no weight gradients, Eq. 3's share of
+  // them (the weight GEMMs' forward FLOPs again: 24 B s L h^2 and the
+  // logits' 2 B s h V) is not work the step does; the adapters' FLOPs
+  // (r/h of a GEMM's) are not counted.
+  if (plan.loraRank > 0) {
+    const double B = double(est.globalBatch),
+                 s = double(getParam(c, Param::Seq)),
+                 L = double(getParam(c, Param::Layers)),
+                 V = double(getParam(c, Param::Vocab));
+    const double frozen = B * s * (24 * L * h * h + 2 * h * V);
+    est.modelFlops -= frozen;
+    est.modelFlopsNoRecompute -= frozen;
+  }
   const double perGpu = est.stepTime * double(est.gpus);
   // MFU against the peak of the precision the linear layers run in: an
   // FP8 run's against the FP8 peak, not the BF16 one.

@@ -69,6 +69,21 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
   r.megatronArguments = launch->arguments;
   r.megatronCommand = launch->command(world, cluster.gpusPerNode);
   r.megatronNotes = launch->notes;
+  // LoRA: Megatron-LM's pretrain_gpt.py would train every weight, another
+  // run than the one priced; the plan's degrees are what to give
+  // Megatron-Bridge's finetuning.
+  if (plan.loraRank > 0) {
+    r.megatronArguments.clear();
+    r.megatronCommand =
+        "# none: Megatron-LM has no LoRA (its pretrain_gpt.py would train "
+        "every weight)";
+    r.megatronNotes.insert(
+        r.megatronNotes.begin(),
+        "LoRA rank " + n(plan.loraRank) +
+            " is Megatron-Bridge's PEFT (peft=lora, dim " +
+            n(plan.loraRank) +
+            "): run its finetuning with the degrees of this plan");
+  }
   const int64_t padded = getParam(config, model::Param::Vocab);
   if (padded != originalVocab)
     r.megatronNotes.insert(r.megatronNotes.begin(),
@@ -134,6 +149,9 @@ std::string planLine(const PlanReport &r) {
           : r.plan.embeddingInSplit                      ? "embedding"
                                                          : "loss") +
          " counted as layers in the split";
+  if (r.plan.loraRank > 0)
+    s += ", LoRA rank " + std::to_string(r.plan.loraRank) +
+         " (base weights frozen)";
   if (r.plan.offloadLayers > 0)
     s += ", activations of " + std::to_string(r.plan.offloadLayers) +
          " layers offloaded to the host";
@@ -186,6 +204,7 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("schedule", cost::scheduleName(plan.schedule));
     j.attribute("recompute", cost::recomputeName(plan.recompute));
     j.attribute("offload_layers", plan.offloadLayers);
+    j.attribute("lora_rank", plan.loraRank);
     j.attribute("embedding_in_split", plan.embeddingInSplit);
     j.attribute("loss_in_split", plan.lossInSplit);
     j.attributeArray("stage_layers", [&] {

@@ -122,6 +122,13 @@ cl::opt<int64_t> offloadLayers(
              "activations go to host memory (Megatron-LM's "
              "--cpu-offloading-num-layers; pp 1, no recompute)"),
     cl::init(0), cl::cat(planCat));
+cl::opt<int64_t> loraRank(
+    "lora-rank",
+    cl::desc("LoRA finetuning at this adapter rank (Megatron-Bridge's PEFT, "
+             "peft=lora): the base weights frozen, two adapters on every "
+             "linear layer of the decoder; Megatron-LM has no LoRA, so no "
+             "command is written (0: full training)"),
+    cl::init(0), cl::cat(planCat));
 cl::opt<bool> sequenceParallel(
     "sequence-parallel",
     cl::desc("sequence parallelism with tensor parallelism"),
@@ -225,6 +232,7 @@ cost::TrainingPlan commandLinePlan(int64_t microbatches) {
   plan.microbatches = microbatches;
   plan.recompute = recompute;
   plan.offloadLayers = offloadLayers;
+  plan.loraRank = loraRank;
   plan.sequenceParallel = sequenceParallel;
   plan.sharding = sharding;
   return plan;
@@ -432,6 +440,11 @@ int main(int argc, char **argv) {
   if (paramTolerance < 0)
     return fail("--param-tolerance must be >= 0, got " +
                 std::to_string(paramTolerance));
+  if (loraRank < 0)
+    return fail("--lora-rank must be positive (0: full training)");
+  if (search && given(loraRank))
+    return fail("--lora-rank prices one LoRA plan; the search prices full "
+                "training (give the plan without --search)");
   if (offloadLayers < 0)
     return fail("--offload-layers must be positive (0: no offloading)");
   if (search && given(offloadLayers))

@@ -22,6 +22,7 @@
 #include "tshape/Target/GpuTarget.h"
 
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,15 @@ struct TrainingPlan {
   /// compute does not hide. Megatron-LM runs it with pp = 1 and no
   /// recompute (checkMegatronRules).
   int64_t offloadLayers = 0;
+  /// LoRA finetuning (Megatron-Bridge's PEFT, peft=lora; Hu et al. 2021):
+  /// the base weights are frozen (no gradients, no optimizer state, no
+  /// weight-gradient GEMMs) and every linear layer of the decoder layers
+  /// but the router gets two adapters of this rank, A (r x K) and B
+  /// (N x r), trained with their full state (loraParamsPerLayer; Bridge's
+  /// default targets, peft/lora.py, default rank 32). 0: a
+  /// full training step. Megatron-LM has no LoRA: such a plan has no
+  /// Megatron-LM command.
+  int64_t loraRank = 0;
   StateSharding sharding = StateSharding::None;
   StateBytes bytes;
   /// The linear layers' precision (RunShape::precision; `tshape-plan
@@ -118,6 +128,18 @@ struct TrainingPlan {
                      : PipelineSchedule::OneFOneB;
   }
 };
+
+/// The forward GEMMs of one decoder layer of `c` that LoRA adapts,
+/// Megatron-Bridge's default targets (linear_qkv, linear_proj, linear_fc1,
+/// linear_fc2, the experts' included; not the router or MLA's
+/// projections), on one rank: (batch, M, N, K), the batch a grouped
+/// GEMM's experts.
+std::vector<std::array<int64_t, 4>> loraTargets(const model::ModelConfig &c);
+/// The adapter parameters of one decoder layer on one rank at rank `r`:
+/// r (K + N) per adapted GEMM (a grouped GEMM's experts share one,
+/// Bridge's share_expert_adapters). The heaviest layer of a heterogeneous
+/// stack.
+int64_t loraParamsPerLayer(const model::ModelConfig &c, int64_t r);
 
 /// The decoder layers of each pipeline stage under `plan` (pp entries):
 /// layers / pp each, or the first and last stages' given counts and the
@@ -148,6 +170,9 @@ struct StageMemory {
   /// microbatches times layers per model chunk.
   int64_t layersInFlight = 0;
   ParamState layerState;     ///< its decoder layers' parameters
+  /// LoRA: the adapters of its decoder layers (TrainingPlan::loraRank);
+  /// empty otherwise.
+  ParamState adapterState;
   ParamState embeddingState; ///< embedding table, LM head, final norm
   /// FP8 training: the FP8 copies of its decoder layers' weights that the
   /// linear layers cast once per step and keep for every microbatch
