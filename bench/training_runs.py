@@ -29,7 +29,13 @@ use the first and be judged on the second (docs/model-accuracy.md).
 Python standard library only; the figures are those of tshape-plan's JSON
 report (docs/report-schema.md).
 
-usage: training_runs.py [--build BUILD] [--data FILE] [--update-doc]
+With --search-rank it also runs tshape-plan --search on each priced run's
+GPUs, global batch, sequence and precision (its ep fixed) and says which
+group of equals the published plan's predicted step falls in (the issue's
+"published plan among the top 3, equals grouped"; about two minutes).
+
+usage: training_runs.py [--build BUILD] [--data FILE] [--search-rank]
+                        [--update-doc]
 """
 import argparse
 import datetime
@@ -156,6 +162,38 @@ def predict(plan_bin, args):
         return r, None
 
 
+def search_group(plan_bin, case, step_time):
+    """The group of equals (tshape-plan --search, its default band) the
+    published plan's predicted step falls in among the plans the search
+    ranks on the same GPUs, global batch, sequence and precision (the
+    published ep fixed, every other choice searched), or None when the
+    search fails. A plan faster than every ranked one is in group 1."""
+    args = [config_path(case["model"]), f"--cluster={case['tshape_cluster']}",
+            f"--gpus={case['gpus']}", f"--global-batch={case['gbs']}",
+            f"--seq={case['seq']}", "--search", "--top=200"]
+    if MODELS[case["model"]][2] == "moe":
+        args.append(f"--ep={case['ep']}")
+    args += PRECISION[case["precision"]]
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "search.json")
+        subprocess.run([plan_bin] + args + [f"--report={report}"],
+                       capture_output=True, text=True)
+        if not os.path.exists(report):
+            return None
+        r = json.load(open(report))
+    band = r.get("equal_within", 0)
+    starts = {}
+    for p in r.get("plans", []):
+        g = p.get("group", 0)
+        starts[g] = min(starts.get(g, p["step_time_s"]), p["step_time_s"])
+    if not starts:
+        return None
+    for g in sorted(starts):
+        if step_time <= starts[g] * (1 + band):
+            return g
+    return max(starts) + 1
+
+
 def summary(rows):
     errs = [r["error"] for r in rows]
     if not errs:
@@ -172,6 +210,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--data", default=os.path.join(
         SHARED, "published", "training-runs.json"))
+    ap.add_argument("--search-rank", action="store_true",
+                    help="also search each priced run's GPUs and batch and "
+                    "say which group of equals its published plan is in "
+                    "(the issue's top-3 goal; minutes)")
     ap.add_argument("--update-doc", action="store_true",
                     help="write the tables into docs/model-accuracy.md "
                     "(its last section, which bench/model-accuracy.sh keeps)")
@@ -203,7 +245,10 @@ def main():
                        "kind": MODELS[case["model"]][2], "notes": notes,
                        "held": held_out(case),
                        "args": " ".join(os.path.basename(x) if i == 0 else x
-                                        for i, x in enumerate(args))})
+                                        for i, x in enumerate(args)),
+                       "group": (search_group(plan_bin, case,
+                                              r["step_time_s"])
+                                 if a.search_rank else None)})
     on_cluster = len(priced) + len(skipped)
     out = []
     out.append("Runs on a tshape cluster: %d; priced: %d (%.0f%%); not "
@@ -243,8 +288,23 @@ def main():
                    % ("held-out" if r["held"] else "fit", c["system"],
                       c["model"], c["precision"], c["release"], plan,
                       r["meas"], r["pred"], r["error"],
-                      "; ".join(r["notes"])))
+                      "; ".join(r["notes"] + (
+                          ["search group g%d" % r["group"]]
+                          if r["group"] is not None else []))))
     out.append("")
+    if a.search_rank:
+        ranked = [r for r in priced if r["group"] is not None]
+        top3 = [r for r in ranked if r["group"] <= 3]
+        out.append("The published plan in the search's first 3 groups of "
+                   "equals (tshape-plan --search on the run's GPUs, global "
+                   "batch, sequence and precision, its ep fixed, the default "
+                   "band): %d of %d runs searched (%s)." % (
+                       len(top3), len(ranked),
+                       ", ".join("g%d: %d" % (g, sum(r["group"] == g
+                                                     for r in ranked))
+                                 for g in sorted({r["group"]
+                                                  for r in ranked}))))
+        out.append("")
     out.append("Not expressible (or not priced), by reason:")
     out.append("")
     reasons = {}
@@ -272,7 +332,7 @@ def update_doc(tables, data):
         doc = doc[:at].rstrip("\n") + "\n"
     src = data["cases"][0]["source"]
     section = [MARK, "", "## Published training runs", "",
-               "Written by `python3 bench/training_runs.py --update-doc` "
+               "Written by `python3 bench/training_runs.py --search-rank --update-doc` "
                "(do not edit by hand) on %s, from "
                "`../shared/data/published/training-runs.json`: "
                "Megatron-Bridge's 26.x performance tables (%s @ %s, "
