@@ -10,8 +10,8 @@ dense or MoE, for the fit part and the held-out part of the file.
 
 A run tshape cannot express is listed with the reason (the first one found)
 and is not priced: a model family tshape does not import (Nemotron 3's
-Mamba layers), a precision it does not price (NVFP4), expert tensor
-parallelism other than tp; or tshape-plan's own error (a layer count the
+Mamba layers), a precision it does not price (NVFP4); or tshape-plan's
+own error (a layer count the
 run's pipeline does not divide where Bridge's layout is not in the data:
 DeepSeek-V3's explicit layout strings). Activation CPU offload is priced
 (--offload-layers), and the models whose Megatron-Bridge recipe counts the
@@ -105,8 +105,6 @@ def plan_of(case):
     vp = case["vp"] or 1
     etp = case["etp"]
     moe = MODELS[case["model"]][2] == "moe"
-    if moe and etp is not None and etp != tp:
-        return None, f"expert tensor parallelism {etp} at tp {tp}"
     notes = []
     recompute = "none"
     rc = case.get("recompute")
@@ -130,6 +128,8 @@ def plan_of(case):
                              "distributed-optimizer")]
     if moe:
         args.append(f"--ep={ep}")
+        if etp is not None and etp != tp:
+            args.append(f"--etp={etp}")
     if case.get("cpu_offload_layers"):
         args.append(f"--offload-layers={case['cpu_offload_layers']}")
         notes.append("offload priced as activations only")

@@ -216,3 +216,50 @@ TEST(Moe, HeterogeneousStack) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->rule, "H1");
 }
+
+// Expert tensor parallelism of its own (Megatron-Core: etp x ep expert
+// groups, token_dispatcher.py): Mixtral at b = 1, s = 4096, tp 2, ep 4.
+// etp = tp = 2 (Megatron-LM's default): an expert gets ep b s k / E =
+// 4 x 4096 x 2 / 8 = 4096 tokens at width 14336/2 = 7168. etp = 1: a rank
+// routes its b s/tp = 2048 tokens and no expert tensor-parallel group
+// gathers them: etp ep b s k / (tp E) = 2048 tokens at the full 14336. The
+// dispatch all-to-all moves b s k h e = 4096 x 2 x 4096 x 2 = 67,108,864
+// bytes at etp = tp, etp/tp of that, 33,554,432, at etp = 1. A rank's
+// experts (E/ep = 2 of 3 x 4096 x 14336 = 176,160,768 each) double at
+// etp = 1: 2 x 176,160,768 + the router 32,768 + the norm 4096.
+TEST(Moe, ExpertTensorParallelism) {
+  ModelConfig c = mixtral(1, 4096);
+  c.parallel.tp = 2;
+  c.parallel.ep = 4;
+  auto expertGate = [](const ModelConfig &m) {
+    return *find(forwardKernels(BlockKind::Moe, m, RunShape::train(), 0),
+                 Role::MoeExpertGate);
+  };
+  auto dispatch = [](const ModelConfig &m) -> int64_t {
+    for (const Kernel &k :
+         forwardKernels(BlockKind::Moe, m, RunShape::train(), 0))
+      if (const CollectiveSpec *a = k.collective())
+        return a->bytes.value;
+    return 0;
+  };
+  ModelConfig same = c;
+  same.parallel.etp = 2; // stated, equal to tp: the default's sizes
+  const GemmSpec d = expertGate(c), s = expertGate(same);
+  EXPECT_EQ(d.m.value, 4096);
+  EXPECT_EQ(d.n.value, 7168);
+  EXPECT_EQ(s.m.expr.str(), d.m.expr.str());
+  EXPECT_EQ(s.n.expr.str(), d.n.expr.str());
+  EXPECT_EQ(dispatch(c), 67108864);
+  ModelConfig own = c;
+  own.parallel.etp = 1;
+  const GemmSpec e = expertGate(own);
+  EXPECT_EQ(e.batch.value, 2);
+  EXPECT_EQ(e.m.value, 2048);
+  EXPECT_EQ(e.n.value, 14336);
+  EXPECT_EQ(e.k.value, 4096);
+  EXPECT_EQ(dispatch(own), 33554432);
+  EXPECT_EQ(*rankWeights(BlockKind::Moe, own),
+            2 * 176160768 + 32768 + 4096);
+  // The whole model's count does not depend on the degrees.
+  EXPECT_EQ(countParameters(own)->total, countParameters(c)->total);
+}

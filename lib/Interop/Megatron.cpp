@@ -482,6 +482,9 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
     if (model::paramInfo(p).kind == model::ParamKind::Degree &&
         *flagOf(p) && (p == Param::Tp || value(p) != 1))
       line.arg(flagOf(p), value(p));
+  // Expert tensor parallelism when it is not tp (Megatron-LM's default).
+  if (c.parallel.expertTpOwn())
+    line.arg("--expert-tensor-parallel-size", c.parallel.expertTp());
   // Megatron pads the tokenizer's vocabulary up to a multiple of
   // (divisible-by x the degree that splits it): pick the largest power of
   // two that lands exactly on the model's vocab.
@@ -633,9 +636,27 @@ tshape::checkMegatronRules(const ModelConfig &c,
            " not divisible by expert-model-parallel-size " + n(par.ep) +
            " (Megatron-LM: \"num_moe_experts must be divisible by "
            "expert_model_parallel_size\"); use an ep dividing the experts";
-  // The expert-parallel group is carved from the data-parallel (x context)
-  // ranks: world = tp x pp x (dp x cp), with ep dividing dp x cp.
-  if (par.ep > 1 && (par.dp * par.cp) % par.ep)
+  // Expert tensor parallelism of its own (megatron/core/parallel_state.py
+  // :874-884): the expert groups are etp x ep ranks carved from the
+  // tp x dp x cp ranks of a pipeline stage, the rest expert data parallel.
+  if (par.etp > 0) {
+    if (c.moe.experts == 0)
+      return "expert-tensor-parallel-size " + n(par.etp) +
+             " needs a mixture-of-experts model (" + c.name +
+             " has no experts)";
+    if (c.moe.inner % par.etp)
+      return "moe-ffn-hidden-size " + n(c.moe.inner) +
+             " not divisible by expert-tensor-parallel-size " + n(par.etp);
+    if ((par.tp * par.dp * par.cp) % (par.etp * par.ep))
+      return "expert-tensor-parallel-size " + n(par.etp) + " x "
+             "expert-model-parallel-size " + n(par.ep) + " = " +
+             n(par.etp * par.ep) + " does not divide tp x dp x cp = " +
+             n(par.tp * par.dp * par.cp) +
+             " (Megatron-LM, parallel_state.py:881: the world size must be "
+             "divisible by etp x ep x pp)";
+  } else if (par.ep > 1 && (par.dp * par.cp) % par.ep)
+    // The expert-parallel group is carved from the data-parallel (x
+    // context) ranks: world = tp x pp x (dp x cp), with ep dividing dp x cp.
     return "expert-model-parallel-size " + n(par.ep) +
            " does not divide data-parallel x context-parallel = " +
            n(par.dp * par.cp) +
@@ -654,12 +675,12 @@ tshape::checkMegatronRules(const ModelConfig &c,
            n(par.tp) + " (Megatron-LM, transformer_config.py:1461)";
   if (c.moe.experts && par.tp > 1) {
     // transformer_config.py:2612: biased experts need expert tensor
-    // parallelism 1, which tshape does not price (its experts split by tp).
-    if (c.arch.linearBias || !c.arch.stated)
-      return "MoE with biased linear layers at tp " + n(par.tp) +
+    // parallelism 1.
+    if ((c.arch.linearBias || !c.arch.stated) && par.expertTp() != 1)
+      return "MoE with biased linear layers at expert tensor parallelism " +
+             n(par.expertTp()) +
              ": Megatron-LM needs --expert-tensor-parallel-size 1 for them "
-             "(transformer_config.py:2612), and tshape prices experts split "
-             "by tp; use tp 1";
+             "(transformer_config.py:2612); use --etp=1";
     // moe_layer.py:636: training raises at the first MoE layer.
     if (!plan.sequenceParallel)
       return "MoE with tensor parallelism (tp " + n(par.tp) +

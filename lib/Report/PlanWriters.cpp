@@ -127,6 +127,8 @@ std::string planLine(const PlanReport &r) {
                   ", cp " + std::to_string(p.cp);
   if (p.ep != 1)
     s += ", ep " + std::to_string(p.ep);
+  if (p.expertTpOwn())
+    s += ", etp " + std::to_string(p.expertTp());
   s += "; microbatch " + std::to_string(r.config.microbatch) + ", seq " +
        std::to_string(r.config.seq) + ", global batch " +
        std::to_string(r.step.globalBatch) + " (" +
@@ -196,6 +198,7 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("dp", p.dp);
     j.attribute("cp", p.cp);
     j.attribute("ep", p.ep);
+    j.attribute("etp", p.expertTp());
     j.attribute("microbatch", config.microbatch);
     j.attribute("seq", config.seq);
     j.attribute("global_batch", e.globalBatch);

@@ -71,6 +71,11 @@ cl::opt<int64_t> cp("cp", cl::desc("context-parallel degree"), cl::init(1),
                     cl::cat(planCat));
 cl::opt<int64_t> ep("ep", cl::desc("expert-parallel degree"), cl::init(1),
                     cl::cat(planCat));
+cl::opt<int64_t> etp(
+    "etp",
+    cl::desc("expert tensor-parallel degree of a MoE model (Megatron-LM's "
+             "--expert-tensor-parallel-size; default: tp)"),
+    cl::init(0), cl::cat(planCat));
 cl::opt<int64_t> microbatch("microbatch",
                             cl::desc("sequences per microbatch (b)"),
                             cl::init(1), cl::cat(planCat));
@@ -440,6 +445,11 @@ int main(int argc, char **argv) {
   if (paramTolerance < 0)
     return fail("--param-tolerance must be >= 0, got " +
                 std::to_string(paramTolerance));
+  if (given(etp) && etp < 1)
+    return fail("--etp must be at least 1, got " + n(etp));
+  if (search && given(etp))
+    return fail("--etp fixes one plan's expert tensor parallelism; the "
+                "search keeps it at tp (give the plan without --search)");
   if (loraRank < 0)
     return fail("--lora-rank must be positive (0: full training)");
   if (search && given(loraRank))
@@ -525,6 +535,7 @@ int main(int argc, char **argv) {
   // as Megatron-LM pads it; the model's rules at these degrees.
   setParam(*config, model::Param::Microbatch, microbatch);
   config->parallel = {tp, pp, d, ep, cp};
+  config->parallel.etp = etp;
   model::padGrowOnlySplits(*config, kMegatronVocabDivisibleBy);
   if (std::optional<model::RuleViolation> v =
           model::checkModelPerSequence(*config))

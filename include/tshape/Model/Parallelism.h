@@ -23,13 +23,28 @@ namespace tshape::model {
 /// The degrees of a run. Only tp splits a GEMM size today; pp, dp, ep and
 /// cp are stated (1 unless given) for the planner and the memory model.
 struct Parallelism {
+  /// The degrees in the order of Megatron-LM's flags; etp 0 is tp.
+  Parallelism(int64_t tp = 1, int64_t pp = 1, int64_t dp = 1, int64_t ep = 1,
+              int64_t cp = 1, int64_t etp = 0)
+      : tp(tp), pp(pp), dp(dp), ep(ep), cp(cp), etp(etp) {}
   int64_t tp = 1; ///< tensor-parallel
   int64_t pp = 1; ///< pipeline-parallel
   int64_t dp = 1; ///< data-parallel
   int64_t ep = 1; ///< expert-parallel
   int64_t cp = 1; ///< context-parallel
+  /// Expert tensor parallelism (Megatron-LM's
+  /// --expert-tensor-parallel-size): the degree that splits the routed
+  /// experts' width; 0 is Megatron-LM's default, tp. A plan choice, not a
+  /// table degree: the MoE block states it as a constant in its sizes
+  /// (Blocks/Moe.cpp), and the IR does not carry it.
+  int64_t etp = 0;
+  /// The expert tensor-parallel degree in effect: etp, or tp when unset.
+  int64_t expertTp() const { return etp > 0 ? etp : tp; }
+  /// Whether it differs from tp (the MoE block's sizes then say so).
+  bool expertTpOwn() const { return etp > 0 && etp != tp; }
   bool operator==(const Parallelism &o) const {
-    return tp == o.tp && pp == o.pp && dp == o.dp && ep == o.ep && cp == o.cp;
+    return tp == o.tp && pp == o.pp && dp == o.dp && ep == o.ep &&
+           cp == o.cp && expertTp() == o.expertTp();
   }
 };
 

@@ -25,8 +25,17 @@ using namespace tshape::model;
 DimExpr tshape::model::tokensPerExpert(const ModelConfig &c,
                                        const RunShape &run) {
   using E = DimExpr;
-  const E routed = run.tokens() * E::param(Param::TopK);
-  const E experts = perRank(Param::Experts);
+  E routed = run.tokens() * E::param(Param::TopK);
+  E experts = perRank(Param::Experts);
+  // Expert tensor parallelism other than tp (Megatron-Core's MoE layer,
+  // token_dispatcher.py): a rank routes its b s/tp tokens (sequence
+  // parallel), the all-to-all over ep brings each expert its share, and
+  // the expert tensor-parallel group gathers etp ranks' worth:
+  // etp ep b s k / (tp E) tokens per expert (at etp = tp: ep b s k / E).
+  if (c.parallel.expertTpOwn()) {
+    routed = routed * E::constant(c.parallel.expertTp());
+    experts = experts * E::param(Param::Tp);
+  }
   if (c.moe.capacity > 0 && c.moe.capacity != 100)
     return E::ceilDiv(routed * E::param(Param::Capacity),
                       experts * E::constant(100));
@@ -50,17 +59,26 @@ std::vector<Kernel> tshape::model::moeKernels(const ModelConfig &c,
     a.layer = layer;
     a.op = CollectiveOp::AllToAll;
     a.env = env;
-    a.bytes = blockDim(env,
-                       tokens * E::param(Param::TopK) * hidden *
-                           E::constant(dtypeBytes(c.dtype)),
-                       &a.overflow);
+    // At etp other than tp a rank sends its b s/tp tokens' copies, and the
+    // expert tensor-parallel group gathers etp of them: etp/tp of b s k h.
+    E sent = tokens * E::param(Param::TopK) * hidden *
+             E::constant(dtypeBytes(c.dtype));
+    if (c.parallel.expertTpOwn())
+      sent = E::ceilDiv(sent * E::constant(c.parallel.expertTp()),
+                        E::param(Param::Tp));
+    a.bytes = blockDim(env, sent, &a.overflow);
     a.ranks = blockDim(env, E::param(Param::Ep), &a.overflow);
     out.push_back(a);
   };
   if (ep > 1)
     allToAll(Role::MoeDispatch);
   const E groups = perRank(Param::Experts), m = tokensPerExpert(c, run);
-  const E f = perRank(Param::MoeFfn);
+  // The routed experts' width on a rank: moe_ffn / tp, or / etp when the
+  // expert tensor parallelism is its own (Megatron-Core's expt_tp group).
+  const E f = c.parallel.expertTpOwn()
+                  ? E::param(Param::MoeFfn) /
+                        E::constant(c.parallel.expertTp())
+                  : perRank(Param::MoeFfn);
   // One expert GEMM of the routed (grouped over `batch`, `rows` tokens
   // each) or the shared experts; a gated pair's up projection reads its
   // gate's x (inputShared).
