@@ -162,25 +162,35 @@ def predict(plan_bin, args):
         return r, None
 
 
+# The searches run so far, by their tshape-plan arguments.
+SEARCHES = {}
+
+
 def search_group(plan_bin, case, step_time):
     """The group of equals (tshape-plan --search, its default band) the
     published plan's predicted step falls in among the plans the search
     ranks on the same GPUs, global batch, sequence and precision (the
     published ep fixed, every other choice searched), or None when the
-    search fails. A plan faster than every ranked one is in group 1."""
+    search fails. A plan faster than every ranked one is in group 1.
+    Runs of one plan in several releases share one search (SEARCHES).
+    """
     args = [config_path(case["model"]), f"--cluster={case['tshape_cluster']}",
             f"--gpus={case['gpus']}", f"--global-batch={case['gbs']}",
             f"--seq={case['seq']}", "--search", "--top=200"]
     if MODELS[case["model"]][2] == "moe":
         args.append(f"--ep={case['ep']}")
     args += PRECISION[case["precision"]]
-    with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "search.json")
-        subprocess.run([plan_bin] + args + [f"--report={report}"],
-                       capture_output=True, text=True)
-        if not os.path.exists(report):
-            return None
-        r = json.load(open(report))
+    key = tuple(args)
+    if key not in SEARCHES:
+        with tempfile.TemporaryDirectory() as tmp:
+            report = os.path.join(tmp, "search.json")
+            subprocess.run([plan_bin] + args + [f"--report={report}"],
+                           capture_output=True, text=True)
+            SEARCHES[key] = (json.load(open(report))
+                             if os.path.exists(report) else None)
+    r = SEARCHES[key]
+    if r is None:
+        return None
     band = r.get("equal_within", 0)
     starts = {}
     for p in r.get("plans", []):

@@ -123,19 +123,17 @@ struct LayerTime {
 
 std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
                                      const target::GpuTarget &target,
-                                     const StepOptions &opt,
                                      const model::RunShape &run,
                                      std::string &err);
 
 std::optional<LayerTime> layerTime(const ModelConfig &c,
                                    const target::GpuTarget &target,
-                                   const StepOptions &opt,
                                    const model::RunShape &run,
                                    std::string &err) {
   const double layers = double(std::max<int64_t>(1, c.layers));
   LayerTime mean;
   for (const auto &[lc, n] : model::layerGroups(c)) {
-    std::optional<LayerTime> t = layerTimeOf(lc, target, opt, run, err);
+    std::optional<LayerTime> t = layerTimeOf(lc, target, run, err);
     if (!t)
       return std::nullopt;
     const double w = double(n) / layers;
@@ -153,7 +151,6 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
 
 std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
                                      const target::GpuTarget &target,
-                                     const StepOptions &opt,
                                      const model::RunShape &run,
                                      std::string &err) {
   // The context-parallel rank's kernels: s/cp of each sequence.
@@ -271,9 +268,8 @@ struct StepModel::RankTimes {
 namespace {
 std::optional<StepModel::RankTimes>
 rankTimes(const ModelConfig &c, const target::GpuTarget &target,
-          const StepOptions &opt, const model::RunShape &run,
-          std::string &err) {
-  std::optional<LayerTime> lt = layerTime(c, target, opt, run, err);
+          const model::RunShape &run, std::string &err) {
+  std::optional<LayerTime> lt = layerTime(c, target, run, err);
   if (!lt)
     return std::nullopt;
   StepModel::RankTimes r;
@@ -414,7 +410,7 @@ const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
   auto [it, inserted] = cache.try_emplace(std::move(key));
   if (inserted) {
     if (std::optional<RankTimes> r =
-            rankTimes(c, target, opt, run, it->second.error))
+            rankTimes(c, target, run, it->second.error))
       it->second.times = std::make_unique<RankTimes>(*r);
     ++priced;
   }

@@ -116,10 +116,7 @@ cl::opt<bool> lossInSplit(
     cl::cat(planCat));
 cl::opt<cost::Recompute> recompute(
     "recompute", cl::desc("what the backward recomputes"),
-    cl::values(clEnumValN(cost::Recompute::None, "none", "nothing"),
-               clEnumValN(cost::Recompute::Selective, "selective",
-                          "the attention core"),
-               clEnumValN(cost::Recompute::Full, "full", "every layer")),
+    tshape::recomputeValues(),
     cl::init(cost::Recompute::None), cl::cat(planCat));
 cl::opt<int64_t> offloadLayers(
     "offload-layers",

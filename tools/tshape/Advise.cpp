@@ -15,6 +15,7 @@
 #include "tshape/Report/AdviseReport.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Support/Progress.h"
+#include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -65,11 +66,8 @@ cl::opt<cost::Recompute> recompute(
     "recompute",
     cl::desc("what the backward of the --cluster plan recomputes (default: "
              "none)"),
-    cl::values(clEnumValN(cost::Recompute::None, "none", "nothing"),
-               clEnumValN(cost::Recompute::Selective, "selective",
-                          "the attention core"),
-               clEnumValN(cost::Recompute::Full, "full", "every layer")),
-    cl::init(cost::Recompute::None), cl::sub(cmd), cl::cat(cat));
+    tshape::recomputeValues(), cl::init(cost::Recompute::None), cl::sub(cmd),
+    cl::cat(cat));
 cl::opt<bool> sequenceParallel(
     "sequence-parallel",
     cl::desc("sequence parallelism with tensor parallelism in the --cluster "

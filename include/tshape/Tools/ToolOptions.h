@@ -14,6 +14,8 @@
 #ifndef TSHAPE_TOOLS_TOOLOPTIONS_H
 #define TSHAPE_TOOLS_TOOLOPTIONS_H
 
+#include "tshape/Cost/Memory.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
 
@@ -30,6 +32,16 @@ void showOnlyOwnOptions(
 /// `tool: error: ` (no `<unknown>:0:` location); the caller ends the line.
 inline llvm::raw_ostream &toolError(llvm::StringRef tool) {
   return llvm::WithColor::error(llvm::errs(), tool);
+}
+
+/// The values of a training plan's --recompute (tshape-plan, tshape
+/// advise): one vocabulary for both tools.
+inline llvm::cl::ValuesClass recomputeValues() {
+  return llvm::cl::values(
+      clEnumValN(cost::Recompute::None, "none", "nothing"),
+      clEnumValN(cost::Recompute::Selective, "selective",
+                 "the attention core"),
+      clEnumValN(cost::Recompute::Full, "full", "every layer"));
 }
 
 } // namespace tshape
