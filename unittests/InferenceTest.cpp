@@ -105,3 +105,37 @@ TEST(Inference, ComputeBoundBatchGrows) {
     if (k.name == "mlp_down")
       EXPECT_NE(k.regime, "compute");
 }
+
+TEST(Inference, StateComponentsPerRankAndWindow) {
+  // Mistral-7B's shape (8 kv heads, window 4096) at tp 2: the attention's
+  // state is K and V of 8/2 = 4 kv heads per rank x 128, per key, the last
+  // 4096 keys; 2 x 4 x 128 = 1,024 elements x 2 bytes = 2,048 bytes a layer.
+  ModelConfig c = llama2(1);
+  c.attention.kvHeads = 8;
+  c.attention.window = 4096;
+  c.parallel.tp = 2;
+  const std::vector<model::LayerState> state = model::modelState(c);
+  ASSERT_EQ(state.size(), 1u);
+  EXPECT_EQ(state[0].layers, 32);
+  ASSERT_EQ(state[0].components.size(), 1u);
+  const model::StateComponent &kv = state[0].components[0];
+  EXPECT_EQ(kv.formula(), "2 x 4 kv_heads per rank x 128 head_dim");
+  EXPECT_EQ(kv.elements(), 1024);
+  EXPECT_EQ(kv.window, 4096);
+  EXPECT_EQ(kv.parameter, model::Param::KvHeads);
+  // Held keys: all 100 under the window; 4096 + 2 drafts above it.
+  EXPECT_EQ(kv.held(100, 0), 102400);
+  EXPECT_EQ(kv.held(10000, 2), 1024 * 4098);
+  // 32 layers x 2,048 bytes = 65,536 per token; at 5,000 keys the window
+  // holds 4096: 4096 x 65,536 bytes = 256 MiB.
+  RunShape run = RunShape::decode(5000);
+  EXPECT_DOUBLE_EQ(cacheBytesPerToken(c, run), 65536.0);
+  EXPECT_DOUBLE_EQ(cacheBytesPerSequence(c, run, 5000), 4096.0 * 65536);
+  EXPECT_EQ(stateFormula(c, run, true),
+            "32 layers x 2 x 4 kv_heads per rank x 128 head_dim x 2 bytes, "
+            "the last 4096 keys");
+  EXPECT_EQ(stateFormula(c, run, false), "");
+  // An fp8 cache: 1 byte an element.
+  run.kvCache = model::DType::FP8;
+  EXPECT_DOUBLE_EQ(cacheBytesPerToken(c, run), 32768.0);
+}

@@ -134,44 +134,40 @@ std::vector<InferenceFinding> tshape::advise::inferenceFindings(
     out.push_back(f);
   }
 
-  // The KV cache: bytes per token from kv_heads x head_dim, and what fewer
-  // kv heads (the next GQA group that divides the heads and keeps tp's
-  // rule) or an fp8 cache would save.
-  if (est.keys > q) {
+  // The KV cache: bytes per token from the blocks' state components (an
+  // attention's K and V, MLA's latent), said from the same components, and
+  // what fewer kv heads (the next GQA group that divides the heads and
+  // keeps tp's rule) or an fp8 cache would save.
+  const double perToken = cost::cacheBytesPerToken(c, run);
+  if (est.keys > q && perToken > 0) {
     const int64_t a = c.attention.heads,
                   g = c.attention.kvHeads ? c.attention.kvHeads : a;
-    const int64_t d = c.headDim();
-    const double perToken = cost::cacheBytesPerToken(c, run);
     const double cacheUs = est.shares.cacheUs;
+    // The first per-key component names the size behind the cache; the
+    // cache is "the same on every rank" when no component is split.
+    const std::vector<model::LayerState> state = model::modelState(c);
+    const model::StateComponent *first = nullptr;
+    bool whole = true;
+    for (const model::LayerState &ls : state)
+      for (const model::StateComponent &sc : ls.components)
+        if (sc.perToken) {
+          first = first ? first : &sc;
+          whole &= sc.wholeOnEveryRank;
+        }
     InferenceFinding f;
     f.kind = "kv-cache";
-    f.parameter = Param::KvHeads;
-    f.value = g;
-    const bool latent = model::hasBlock(c, model::BlockKind::Mla);
-    if (latent) {
-      // MLA caches one latent and rotary key per token and layer, whole on
-      // every rank (BlockInfo::cacheElements); fewer kv heads do not apply.
-      f.parameter = Param::KvLoraRank;
-      f.value = getParam(c, Param::KvLoraRank);
-      f.message = "KV cache: " + kib(perToken) + " per token per GPU (" +
-                  std::to_string(c.layers) + " layers x (kv_lora_rank " +
-                  std::to_string(getParam(c, Param::KvLoraRank)) +
-                  " + qk_rope_head_dim " +
-                  std::to_string(getParam(c, Param::QkRopeDim)) + ") x " +
-                  std::to_string(model::dtypeBytes(est.cacheDType)) +
-                  " bytes: the latent, the same on every rank); reading it "
-                  "takes " +
-                  fmt("%.0f%%", 100 * cacheUs / std::max(est.stepUs, 1e-9)) +
-                  " of the step";
-    } else {
-      f.message = "KV cache: " + kib(perToken) + " per token per GPU (2 x " +
-                  std::to_string(c.layers) + " layers x " +
-                  std::to_string(g) + " kv_heads x " + std::to_string(d) +
-                  " head_dim x " +
-                  std::to_string(model::dtypeBytes(est.cacheDType)) +
-                  " bytes" + (est.tp > 1 ? ", per rank" : "") + "); reading it takes " +
-                  fmt("%.0f%%", 100 * cacheUs / std::max(est.stepUs, 1e-9)) +
-                  " of the step";
+    f.parameter = first->parameter;
+    f.value = getParam(c, f.parameter);
+    f.message = "KV cache: " + kib(perToken) + " per token per GPU (" +
+                cost::stateFormula(c, run, /*perToken=*/true) +
+                (whole ? ", the same on every rank" : "") +
+                "); reading it takes " +
+                fmt("%.0f%%", 100 * cacheUs / std::max(est.stepUs, 1e-9)) +
+                " of the step";
+    if (const double fixed = cost::cacheBytesPerSequence(c, run, 0); fixed > 0)
+      f.message += "; and " + kib(fixed) + " per sequence of fixed state (" +
+                   cost::stateFormula(c, run, /*perToken=*/false) + ")";
+    if (f.parameter == Param::KvHeads) {
       int64_t g2 = 0;
       for (int64_t cand = g / 2; cand >= 1; --cand) {
         model::ModelConfig n = c;
@@ -215,9 +211,19 @@ std::vector<InferenceFinding> tshape::advise::inferenceFindings(
   // replicated over tp hold the whole cache on every rank.
   // (MLA's absorbed decode has one latent head that every rank holds
   // whole, by design; its grouping is the kernel's, FlashMLA's.)
-  if (run.phase == model::Phase::Decode &&
-      !model::hasBlock(c, model::BlockKind::Mla)) {
-    const model::AttentionSpec at = model::attentionKernel(c, run, 0);
+  // The decode attention whose kv heads tp splits: the first layer's
+  // grouped attention kernel that reads separate keys and values.
+  std::optional<model::AttentionSpec> decodeAttention;
+  if (run.phase == model::Phase::Decode)
+    if (auto groups = model::layerGroups(c); !groups.empty())
+      for (model::BlockKind k : groups.front().first.layerBlocks)
+        for (const model::Kernel &kernel :
+             model::forwardKernels(k, groups.front().first, run, 0))
+          if (const model::AttentionSpec *at = kernel.attention();
+              at && at->grouped && !at->valuesInKeys && !decodeAttention)
+            decodeAttention = *at;
+  if (decodeAttention) {
+    const model::AttentionSpec &at = *decodeAttention;
     const int64_t rows = at.kvHeads.value
                              ? at.heads.value / at.kvHeads.value * q
                              : 0;

@@ -205,29 +205,85 @@ MlaWorkspace mlaWorkspace(const model::ModelConfig &c) {
 }
 } // namespace
 
+double tshape::cost::stateElementBytes(const model::StateComponent &s,
+                                       const model::ModelConfig &c,
+                                       const model::RunShape &run) {
+  return double(
+      model::dtypeBytes(s.dtype.value_or(run.kvCache.value_or(c.dtype))));
+}
+
 double tshape::cost::cacheBytesPerToken(const model::ModelConfig &c,
                                         const model::RunShape &run) {
-  // The elements each layer's blocks cache per token on one rank (an
+  // The elements each layer's blocks cache per key on one rank (an
   // attention: 2 (K and V) x kv heads per rank x head dim; MLA: its latent
-  // and rotary key, r_kv + d_r) summed over the layers, x element bytes.
-  const model::DType cache = run.kvCache.value_or(c.dtype);
-  return double(model::cacheElementsPerToken(c).value_or(0)) *
-         double(model::dtypeBytes(cache));
+  // and rotary key, r_kv + d_r), x their element bytes, over the layers.
+  double bytes = 0;
+  for (const model::LayerState &g : model::modelState(c))
+    for (const model::StateComponent &s : g.components)
+      if (s.perToken)
+        bytes += double(g.layers) * double(s.elements().value_or(0)) *
+                 stateElementBytes(s, c, run);
+  return bytes;
 }
 
 double tshape::cost::cacheBytesPerSequence(const model::ModelConfig &c,
                                            const model::RunShape &run,
                                            int64_t keys) {
-  // Each layer holds the keys its attention can still read (a decode
-  // step with D drafts: the last W + D, its first draft's window and the
-  // drafts after it).
-  double held = 0;
-  for (const auto &[lc, n] : model::layerGroups(c)) {
-    const int64_t w = lc.attention.layerWindow();
-    held += double(n) * double(w > 0 ? std::min(keys, w + run.draft) : keys);
+  double bytes = 0;
+  for (const model::LayerState &g : model::modelState(c))
+    for (const model::StateComponent &s : g.components)
+      bytes += double(g.layers) *
+               double(s.held(keys, run.draft).value_or(0)) *
+               stateElementBytes(s, c, run);
+  return bytes;
+}
+
+std::string tshape::cost::stateFormula(const model::ModelConfig &c,
+                                       const model::RunShape &run,
+                                       bool perToken) {
+  // One term per distinct layer state, in stack order: "L layers x
+  // (a + b) x B bytes" when its components share an element size, else
+  // each with its own bytes.
+  auto bytesText = [](double b) {
+    return std::to_string(int64_t(b)) + (b == 1 ? " byte" : " bytes");
+  };
+  std::vector<std::pair<std::string, int64_t>> terms;
+  for (const model::LayerState &g : model::modelState(c)) {
+    std::vector<const model::StateComponent *> parts;
+    for (const model::StateComponent &s : g.components)
+      if (s.perToken == perToken)
+        parts.push_back(&s);
+    if (parts.empty())
+      continue;
+    bool oneSize = true;
+    for (const model::StateComponent *s : parts)
+      oneSize &= stateElementBytes(*s, c, run) ==
+                 stateElementBytes(*parts.front(), c, run);
+    std::string text;
+    for (const model::StateComponent *s : parts)
+      text += (text.empty() ? "" : " + ") + s->formula() +
+              (oneSize ? "" : " x " + bytesText(stateElementBytes(*s, c, run)));
+    if (parts.size() > 1)
+      text = "(" + text + ")";
+    if (oneSize)
+      text += " x " + bytesText(stateElementBytes(*parts.front(), c, run));
+    for (const model::StateComponent *s : parts)
+      if (s->window > 0) {
+        text += ", the last " + std::to_string(s->window) + " keys";
+        break;
+      }
+    auto it = std::find_if(terms.begin(), terms.end(),
+                           [&](const auto &t) { return t.first == text; });
+    if (it == terms.end())
+      terms.push_back({text, g.layers});
+    else
+      it->second += g.layers;
   }
-  const double layers = std::max<double>(1.0, double(c.layers));
-  return cacheBytesPerToken(c, run) / layers * held;
+  std::string out;
+  for (const auto &[text, layers] : terms)
+    out += (out.empty() ? "" : " + ") + std::to_string(layers) +
+           (layers == 1 ? " layer x " : " layers x ") + text;
+  return out;
 }
 
 std::optional<InferenceEstimate>
@@ -341,6 +397,7 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
                      (eb - weightElementBytes(*g, c.dtype, &run));
   m.cachePerToken = cacheBytesPerToken(c, run);
   const double cachePerSequence = cacheBytesPerSequence(c, run, est.keys);
+  m.cachePerSequence = cachePerSequence;
   m.kvCache = cachePerSequence * double(est.sequences);
   const double actTokensPerSeq = double(
       std::max<int64_t>(est.queries, o.prefillChunk));

@@ -145,6 +145,8 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
             j.attribute("total_gib", round3(e.memory.total() / kGiB));
             j.attribute("capacity_gib", round3(e.memory.capacity / kGiB));
             j.attribute("kv_cache_bytes_per_token", e.memory.cachePerToken);
+            j.attribute("kv_cache_bytes_per_sequence",
+                        e.memory.cachePerSequence);
             j.attribute("max_batch", e.memory.maxBatch);
           });
           j.attributeArray("kernels", [&] {

@@ -97,6 +97,9 @@ struct InferenceMemory {
   /// KV-cache bytes per GPU of one token of one sequence, all layers:
   /// 2 x layers x kv heads per rank x head dim x cache element bytes.
   double cachePerToken = 0;
+  /// The bytes per GPU one sequence keeps at the step's kv length: its
+  /// cache (windows capping it) and any fixed state (cacheBytesPerSequence).
+  double cachePerSequence = 0;
   /// The largest batch whose cache (at this kv length), activations and
   /// workspace fit beside the weights (the workspace's piece bounded by
   /// min(64 Ki, batch x context) tokens); 0 when the weights alone do not
@@ -129,14 +132,28 @@ struct InferenceEstimate {
   }
 };
 
-/// The KV-cache bytes per GPU of one token of one sequence (all layers).
+/// The bytes of one state component's element on one rank: its own type,
+/// else the run's cache type, else the model's.
+double stateElementBytes(const model::StateComponent &s,
+                         const model::ModelConfig &c,
+                         const model::RunShape &run);
+/// The KV-cache bytes per GPU of one token of one sequence (all layers:
+/// the blocks' per-key state components).
 double cacheBytesPerToken(const model::ModelConfig &c,
                           const model::RunShape &run);
-/// The KV-cache bytes per GPU of one sequence of `keys` tokens: a windowed
-/// layer holds only its last min(keys, W) (a chunked one at most W), a
-/// full-attention layer all `keys` (docs/inference.md#windows).
+/// The bytes per GPU one sequence of `keys` tokens keeps between steps:
+/// each cache component holds min(keys, W + drafts) keys under a window W
+/// (docs/inference.md#windows), all `keys` otherwise; a fixed state is
+/// held once.
 double cacheBytesPerSequence(const model::ModelConfig &c,
                              const model::RunShape &run, int64_t keys);
+/// The state of `c` as a report says it, from the blocks' components:
+/// "32 layers x 2 x 4 kv_heads per rank x 128 head_dim x 2 bytes" for the
+/// per-key cache (`perToken`) or the fixed state per sequence (not);
+/// layer groups with the same components are said once; "" when there is
+/// none.
+std::string stateFormula(const model::ModelConfig &c,
+                         const model::RunShape &run, bool perToken);
 
 /// Estimates one step of `run` (prefill or decode) of `c` on `target`;
 /// nullopt with `error` for a training run or an invalid model.

@@ -90,3 +90,22 @@ std::optional<int64_t> tshape::model::attentionWeights(const ModelConfig &c) {
   return checkedAdd(gemmWeights(attentionKernels(c, RunShape(), 0)),
                     c.hidden);
 }
+
+std::vector<StateComponent>
+tshape::model::attentionState(const ModelConfig &c) {
+  // K and V of the attention kernel's key/value heads on this rank (g_r:
+  // replicated when tp exceeds them), each head_dim wide, per key held; a
+  // windowed layer holds its last W keys.
+  const AttentionSpec a = attentionKernel(c, RunShape(), 0);
+  const Bindings env = bindings(c);
+  const int64_t g = env.get(Param::KvHeads).value_or(c.attention.heads);
+  StateComponent kv;
+  kv.name = "K and V";
+  kv.factors = {{"", 2},
+                {a.kvHeads.value == g ? "kv_heads" : "kv_heads per rank",
+                 a.kvHeads.value},
+                {"head_dim", a.headDim.value}};
+  kv.window = c.attention.layerWindow();
+  kv.parameter = Param::KvHeads;
+  return {kv};
+}

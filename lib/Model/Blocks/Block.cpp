@@ -3,6 +3,8 @@
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
+#include <algorithm>
+
 using namespace tshape::model;
 
 namespace {
@@ -12,12 +14,12 @@ const BlockInfo kBlocks[] = {
     {BlockKind::Embedding, "embedding", false, embeddingKernels,
      embeddingWeights},
     {BlockKind::Attention, "attention", true, attentionKernels,
-     attentionWeights, nullptr, attentionCacheElements},
+     attentionWeights, nullptr, attentionState},
     {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights},
     {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights},
     {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights},
     {BlockKind::Mla, "mla", true, mlaKernels, mlaWeights, nullptr,
-     mlaCacheElements},
+     mlaState},
 };
 
 
@@ -91,21 +93,57 @@ std::optional<int64_t> tshape::model::rankWeights(BlockKind k,
   return blockInfo(k).weights(c);
 }
 
-std::optional<int64_t>
-tshape::model::attentionCacheElements(const ModelConfig &c) {
-  // K and V of the attention kernel's key/value heads on this rank (kept
-  // beside the table so that Attention.cpp states only the kernels).
-  const AttentionSpec a = attentionKernel(c, RunShape(), 0);
-  return checkedMul(2, checkedMul(a.kvHeads.value, a.headDim.value));
+std::optional<int64_t> StateComponent::elements() const {
+  std::optional<int64_t> n = 1;
+  for (const StateFactor &f : factors)
+    n = checkedMul(n, f.value);
+  return n;
+}
+
+std::optional<int64_t> StateComponent::held(int64_t keys,
+                                            int64_t draft) const {
+  if (!perToken)
+    return elements();
+  // A windowed cache keeps the last W keys, and a step's D drafts read
+  // the W + D keys their windows cover together.
+  const int64_t n = window > 0 ? std::min(keys, window + draft) : keys;
+  return checkedMul(elements(), n);
+}
+
+std::string StateComponent::formula() const {
+  std::string s;
+  for (const StateFactor &f : factors) {
+    if (!s.empty())
+      s += " x ";
+    s += std::to_string(f.value);
+    if (!f.name.empty())
+      s += " " + f.name;
+  }
+  return s.empty() ? "1" : s;
+}
+
+std::vector<LayerState> tshape::model::modelState(const ModelConfig &c) {
+  std::vector<LayerState> out;
+  for (const auto &[lc, n] : layerGroups(c)) {
+    LayerState g;
+    g.layers = n;
+    for (BlockKind k : lc.layerBlocks)
+      if (auto f = blockInfo(k).state)
+        for (StateComponent &s : f(lc))
+          g.components.push_back(std::move(s));
+    if (!g.components.empty())
+      out.push_back(std::move(g));
+  }
+  return out;
 }
 
 std::optional<int64_t>
 tshape::model::cacheElementsPerToken(const ModelConfig &c) {
   std::optional<int64_t> sum = 0;
-  for (const auto &[lc, n] : layerGroups(c))
-    for (BlockKind k : lc.layerBlocks)
-      if (auto f = blockInfo(k).cacheElements)
-        sum = checkedAdd(sum, checkedMul(f(lc), n));
+  for (const LayerState &g : modelState(c))
+    for (const StateComponent &s : g.components)
+      if (s.perToken)
+        sum = checkedAdd(sum, checkedMul(s.elements(), g.layers));
   return sum;
 }
 

@@ -262,3 +262,18 @@ std::optional<int64_t> tshape::model::mlaCacheElements(const ModelConfig &c) {
   // absorbed decode's one key/value head is not split by t).
   return checkedAdd(c.mla.kvLoraRank, c.mla.qkRopeDim);
 }
+
+std::vector<StateComponent> tshape::model::mlaState(const ModelConfig &c) {
+  // The latent and the rotary key of each key (mlaCacheElements), whole on
+  // every rank: the absorbed decode's one key/value head is not split.
+  StateComponent latent, rope;
+  latent.name = "latent";
+  latent.factors = {{"kv_lora_rank", c.mla.kvLoraRank}};
+  latent.wholeOnEveryRank = true;
+  latent.parameter = Param::KvLoraRank;
+  rope.name = "rotary key";
+  rope.factors = {{"qk_rope_head_dim", c.mla.qkRopeDim}};
+  rope.wholeOnEveryRank = true;
+  rope.parameter = Param::QkRopeDim;
+  return {latent, rope};
+}

@@ -2,7 +2,8 @@
 //
 // Step 1 of "Adding a block" (docs/architecture.md): the block file. A
 // residual projection y = x + x . W^T: one GEMM (b*s x h).(h x h), role
-// test_proj, with W [h, h] as its only weight. The sizes are DimExprs over
+// test_proj, with W [h, h] as its only weight, and a state of h fp32
+// elements per sequence. The sizes are DimExprs over
 // the parameter table, so findings, the search and the consistency test
 // cover it with no further code.
 //
@@ -25,6 +26,18 @@ std::vector<Kernel> projKernels(const ModelConfig &c, const RunShape &run,
 std::optional<int64_t> projWeights(const ModelConfig &c) {
   return gemmWeights(projKernels(c, RunShape(), 0));
 }
+
+/// A recurrent layer's kind of state: h fp32 elements per sequence, kept
+/// between steps whatever the sequence's length (as an SSM's is).
+std::vector<StateComponent> projState(const ModelConfig &c) {
+  StateComponent s;
+  s.name = "test state";
+  s.factors = {{"hidden", c.hidden}};
+  s.perToken = false;
+  s.dtype = DType::FP32;
+  s.parameter = Param::Hidden;
+  return {s};
+}
 } // namespace
 
 Role tshape::test::testProjRole() {
@@ -37,7 +50,7 @@ Role tshape::test::testProjRole() {
 BlockKind tshape::test::testProjBlock() {
   static const BlockKind kind = registerBlock(
       {BlockKind::Embedding, "test_proj", /*perLayer=*/true, projKernels,
-       projWeights});
+       projWeights, /*activeWeights=*/nullptr, projState});
   return kind;
 }
 

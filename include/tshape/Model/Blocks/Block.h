@@ -25,6 +25,7 @@
 #include "tshape/Model/RunShape.h"
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,48 @@ namespace tshape::model {
 struct ModelConfig;
 
 enum class BlockKind : uint8_t { Embedding, Attention, Mlp, LMHead, Moe, Mla };
+
+/// One factor of a state component's size, as a report names it.
+struct StateFactor {
+  std::string name; ///< "kv_heads per rank", "head_dim"; "" for a count
+  int64_t value = 0;
+};
+
+/// A part of what one instance keeps for each sequence between steps, on
+/// one rank (BlockInfo::state): a cache that grows with the keys it holds
+/// (an attention's K and V, MLA's latent) or a state of fixed size per
+/// sequence (a recurrent layer's). The inference and memory models, the
+/// decode findings and their sentences read these components and nothing
+/// else about a block's cache.
+struct StateComponent {
+  std::string name;                 ///< "K and V", "latent", "rotary key"
+  std::vector<StateFactor> factors; ///< the elements are their product
+  /// Held per key (a cache); false: once per sequence (a recurrent state).
+  bool perToken = true;
+  /// > 0: a cache holds at most the last `window` keys (plus a decode
+  /// step's drafts: their windows end one key apart).
+  int64_t window = 0;
+  /// nullopt: the run's cache element type, else the model's.
+  std::optional<DType> dtype;
+  /// Whole on every rank: tensor parallelism does not split it.
+  bool wholeOnEveryRank = false;
+  /// The size a designer would change to shrink it.
+  Param parameter = Param::Hidden;
+
+  /// The product of the factors; nullopt on overflow.
+  std::optional<int64_t> elements() const;
+  /// The elements held for a sequence of `keys` keys whose steps carry
+  /// `draft` drafts; nullopt on overflow.
+  std::optional<int64_t> held(int64_t keys, int64_t draft) const;
+  /// The factors as a sentence: "2 x 4 kv_heads per rank x 128 head_dim".
+  std::string formula() const;
+};
+
+/// The state of `layers` alike layers: their blocks' components in order.
+struct LayerState {
+  int64_t layers = 0;
+  std::vector<StateComponent> components;
+};
 
 struct BlockInfo {
   BlockKind kind;
@@ -52,10 +95,11 @@ struct BlockInfo {
   /// The parameters one token runs through, unsharded (a MoE block: k of
   /// its E experts); null: all of `weights`.
   std::optional<int64_t> (*activeWeights)(const ModelConfig &c) = nullptr;
-  /// The KV-cache elements one token stores for one instance on one rank
-  /// (an attention: 2 g_r d; MLA: its latent and rotary key); null: the
-  /// block keeps no cache.
-  std::optional<int64_t> (*cacheElements)(const ModelConfig &c) = nullptr;
+  /// What one instance keeps per sequence on one rank under `c`'s degrees
+  /// (an attention: K and V, 2 g_r d per key, capped by its window; MLA:
+  /// its latent r_kv and rotary key d_r, whole on every rank); null: the
+  /// block keeps nothing between steps.
+  std::vector<StateComponent> (*state)(const ModelConfig &c) = nullptr;
 };
 
 const BlockInfo &blockInfo(BlockKind k);
@@ -185,11 +229,17 @@ AttentionSpec mlaContextAttentionKernel(const ModelConfig &c,
                                         int64_t piece);
 /// KV-cache elements per token and layer on one rank: r_kv + d_r.
 std::optional<int64_t> mlaCacheElements(const ModelConfig &c);
-/// The attention block's: 2 (K and V) x kv heads per rank x head dim.
-std::optional<int64_t> attentionCacheElements(const ModelConfig &c);
-/// The KV-cache elements one token stores on one rank over every layer of
-/// `c` (the blocks' cacheElements summed over the stack); nullopt on
-/// overflow.
+/// The MLA block's state: the latent (r_kv) and the rotary key (d_r) of
+/// each key, whole on every rank.
+std::vector<StateComponent> mlaState(const ModelConfig &c);
+/// The attention block's state: K and V, 2 x kv heads per rank x head dim
+/// per key, capped by the layer's window.
+std::vector<StateComponent> attentionState(const ModelConfig &c);
+/// The state of every layer of `c` on one rank: one entry per layer group
+/// (layerGroups), with its blocks' components (BlockInfo::state).
+std::vector<LayerState> modelState(const ModelConfig &c);
+/// The cache elements one key adds on one rank over every layer of `c`
+/// (modelState's per-token components); nullopt on overflow.
 std::optional<int64_t> cacheElementsPerToken(const ModelConfig &c);
 
 /// A GEMM whose sizes are the given expressions evaluated with `env` (the
