@@ -1,6 +1,6 @@
 //===- Memory.h - Bytes per GPU of a training plan --------------*- C++ -*-===//
 //
-// The memory one GPU needs to train a model under a plan: the weights,
+// The memory one GPU needs to train a model under a plan (Plan.h): the weights,
 // gradients and optimizer state of the parameters its pipeline stage holds
 // (sharded over data-parallel ranks by the distributed optimizer or FSDP),
 // and the activations its in-flight microbatches keep for the backward pass
@@ -18,6 +18,7 @@
 #ifndef TSHAPE_COST_MEMORY_H
 #define TSHAPE_COST_MEMORY_H
 
+#include "tshape/Cost/Plan.h"
 #include "tshape/Model/Transformer.h"
 #include "tshape/Target/GpuTarget.h"
 
@@ -28,106 +29,6 @@
 #include <vector>
 
 namespace tshape::cost {
-
-/// The pipeline schedule (Narayanan et al. 2021).
-enum class PipelineSchedule { OneFOneB, Interleaved };
-/// What the backward pass recomputes instead of keeping (Korthikanti et al.
-/// 2022): nothing, the attention core (scores, softmax, dropout), or the
-/// whole layer from its input.
-enum class Recompute { None, Selective, Full };
-/// Which training state the data-parallel ranks shard: none, the optimizer
-/// state (Megatron-LM's distributed optimizer, ZeRO-1), or weights,
-/// gradients and optimizer state (FSDP, ZeRO-3).
-enum class StateSharding { None, DistributedOptimizer, Fsdp };
-
-const char *scheduleName(PipelineSchedule s);
-const char *recomputeName(Recompute r);
-const char *shardingName(StateSharding s);
-
-/// Bytes per parameter of each kind of training state. The default is
-/// mixed-precision Adam as Megatron-LM keeps it with bf16 parameters:
-/// 2 (bf16 weights) + 4 (fp32 main gradients) + 12 (fp32 master weights,
-/// Adam's first and second moments) = 18. `optimizer` is what the
-/// distributed optimizer shards (Megatron-LM: 6 + 12/d). With fp16 weights
-/// and fp16 gradients Megatron-LM keeps an fp32 gradient copy in the
-/// optimizer: {2, 2, 16} (20, 4 + 16/d); fp32 training: {4, 4, 8}
-/// (16, 8 + 8/d). Megatron Core's distributed optimizer guide, the table of
-/// bytes per parameter.
-struct StateBytes {
-  int64_t weights = 2;
-  int64_t gradients = 4;
-  int64_t optimizer = 12;
-};
-
-/// What a training plan decides that ModelConfig does not: the degrees,
-/// microbatch and sequence are the config's (`config.parallel`,
-/// Param::Microbatch, Param::Seq).
-struct TrainingPlan {
-  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-  /// v: model chunks per pipeline rank (interleaved schedule); 1 is 1F1B.
-  int64_t virtualStages = 1;
-  /// m: microbatches per step on one pipeline (global batch / (b d)).
-  int64_t microbatches = 1;
-  Recompute recompute = Recompute::None;
-  /// Uneven pipeline stages (Megatron-LM's
-  /// --decoder-first-pipeline-num-layers and --decoder-last-...): the
-  /// decoder layers of the first and of the last stage, the others
-  /// splitting the rest evenly; 0: that stage holds its even share. A
-  /// model whose layers pp does not divide (405B's 126, DeepSeek-V3's 61)
-  /// runs so. 1F1B only (v = 1).
-  int64_t firstStageLayers = 0, lastStageLayers = 0;
-  /// Megatron-LM's --account-for-embedding-in-pipeline-split and
-  /// --account-for-loss-in-pipeline-split (transformer_block.py:147-203):
-  /// the embedding and the loss count as one layer each when the stages
-  /// are split, so each model chunk holds (L + e + l) / (pp v) decoder
-  /// layers, the very first one fewer with the embedding, the very last
-  /// one fewer with the loss. How Megatron-Bridge runs Llama 3.1 405B
-  /// (126 layers) and Qwen3-235B-A22B (94). Not with first/last counts.
-  bool embeddingInSplit = false, lossInSplit = false;
-  /// Megatron-LM's sequence parallelism (with tensor parallelism).
-  bool sequenceParallel = false;
-  /// Activation CPU offloading (Megatron-LM's --cpu-offloading-num-layers):
-  /// the saved activations of this many decoder layers go to host memory
-  /// during the forward and come back for the backward, over the
-  /// cluster's host link (Cluster::hostLinkGBs). The memory keeps the
-  /// other layers' activations; the step adds the transfer a layer's
-  /// compute does not hide. Megatron-LM runs it with pp = 1 and no
-  /// recompute (checkMegatronRules).
-  int64_t offloadLayers = 0;
-  /// LoRA finetuning (Megatron-Bridge's PEFT, peft=lora; Hu et al. 2021):
-  /// the base weights are frozen (no gradients, no optimizer state, no
-  /// weight-gradient GEMMs) and every linear layer of the decoder layers
-  /// but the router gets two adapters of this rank, A (r x K) and B
-  /// (N x r), trained with their full state (loraParamsPerLayer; Bridge's
-  /// default targets, peft/lora.py, default rank 32). 0: a
-  /// full training step. Megatron-LM has no LoRA: such a plan has no
-  /// Megatron-LM command.
-  int64_t loraRank = 0;
-  StateSharding sharding = StateSharding::None;
-  StateBytes bytes;
-  /// The linear layers' precision (RunShape::precision; `tshape-plan
-  /// --precision`, Megatron-LM's --fp8-format/--fp8-recipe): the step
-  /// prices its weight GEMMs as FP8 linear layers (predictKernel), and the
-  /// memory adds FP8's copies of the weights (fp8WeightCopyBytes) and keeps
-  /// the linear layers' saved inputs in FP8 (savedLinearInputBytes). The training
-  /// state stays `bytes` (Transformer Engine keeps bf16 weights). nullopt:
-  /// the model's element type.
-  std::optional<Precision> precision;
-
-  /// The run of one training step under this plan: train, at `precision`.
-  model::RunShape run() const {
-    model::RunShape r = model::RunShape::train();
-    r.precision = precision;
-    return r;
-  }
-
-  /// Sets v and the schedule it means: 1F1B at v = 1, else interleaved.
-  void setVirtualStages(int64_t v) {
-    virtualStages = v;
-    schedule = v > 1 ? PipelineSchedule::Interleaved
-                     : PipelineSchedule::OneFOneB;
-  }
-};
 
 /// The forward GEMMs of one decoder layer of `c` that LoRA adapts,
 /// Megatron-Bridge's default targets (linear_qkv, linear_proj, linear_fc1,
@@ -140,14 +41,6 @@ std::vector<std::array<int64_t, 4>> loraTargets(const model::ModelConfig &c);
 /// Bridge's share_expert_adapters). The heaviest layer of a heterogeneous
 /// stack.
 int64_t loraParamsPerLayer(const model::ModelConfig &c, int64_t r);
-
-/// The decoder layers of each pipeline stage under `plan` (pp entries):
-/// layers / pp each, or the first and last stages' given counts and the
-/// rest split evenly over the middle; empty with `*error` set when the
-/// layout does not sum to the layers or does not split evenly.
-std::vector<int64_t> stageLayers(const model::ModelConfig &c,
-                                 const TrainingPlan &plan,
-                                 std::string *error = nullptr);
 
 /// The training state of some parameters on one GPU.
 struct ParamState {

@@ -12,7 +12,7 @@
 #ifndef TSHAPE_INTEROP_MEGATRON_H
 #define TSHAPE_INTEROP_MEGATRON_H
 
-#include "tshape/Cost/Memory.h"
+#include "tshape/Cost/Plan.h"
 #include "tshape/Model/Transformer.h"
 
 #include <optional>

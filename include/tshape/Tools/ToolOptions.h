@@ -14,7 +14,7 @@
 #ifndef TSHAPE_TOOLS_TOOLOPTIONS_H
 #define TSHAPE_TOOLS_TOOLOPTIONS_H
 
-#include "tshape/Cost/Memory.h"
+#include "tshape/Cost/Plan.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
