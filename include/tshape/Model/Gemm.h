@@ -3,7 +3,7 @@
 // A GEMM of the model: its role (an enum with a group), the pass (forward,
 // or the gradient of its A or B operand), its layer, its batch, M, N and K
 // as values and as expressions over named parameters (DimExpr.h), and its
-// operand layouts. The block models (Transformer.cpp) are the only place
+// operand layouts. The block models (Model/Blocks) are the only place
 // that defines these; the lowering emits them, and the analysis reads the
 // expressions back to trace a loss to a hyperparameter.
 //

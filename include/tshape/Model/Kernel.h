@@ -4,9 +4,11 @@
 // fused attention, a collective or a memory-bound elementwise kernel, each with its role, its layer and its
 // sizes as values and as expressions over named parameters (DimExpr.h).
 // The lowering emits them and stamps them on the IR; the analysis, the
-// search and tshape-predict price them with one function (Cost/Kernel.h,
-// predictKernel). A new kind joins here, in the cost model and in the
-// consistency test; nothing else switches on kinds.
+// search and tshape-predict price them with one function
+// (Cost/PredictKernel.h, predictKernel). A new kind joins here, in the cost
+// model and in the consistency test; today the inference and step models,
+// the dialect's provenance attributes, the analysis records and the
+// measured-row readers also switch on kinds (docs/architecture.md).
 //
 //===----------------------------------------------------------------------===//
 

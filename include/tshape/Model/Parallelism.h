@@ -20,8 +20,9 @@
 
 namespace tshape::model {
 
-/// The degrees of a run. Only tp splits a GEMM size today; pp, dp, ep and
-/// cp are stated (1 unless given) for the planner and the memory model.
+/// The degrees of a run. tp splits heads, kv heads, ffn and vocab, ep the
+/// routed experts and etp their width, cp the sequence (rankSeq); pp and
+/// dp are stated (1 unless given) for the planner and the memory model.
 struct Parallelism {
   /// The degrees in the order of Megatron-LM's flags; etp 0 is tp.
   Parallelism(int64_t tp = 1, int64_t pp = 1, int64_t dp = 1, int64_t ep = 1,
