@@ -473,7 +473,8 @@ TEST(MoeLayer, ActivationMemory) {
   // fp32 4 s b E = 131,072; 8,192 routed copies (4096 per expert) x
   // (2 x 4096 + 6 x 14336 + 2 x 4096 = 102,400) = 838,860,800. Sum
   // 889,323,520.
-  EXPECT_DOUBLE_EQ(moeActivationBytes(c, plan), 889323520.0);
+  EXPECT_DOUBLE_EQ(model::moeActivations(c, activationPlan(plan)),
+                   889323520.0);
   // The layer: 34 s b h = 570,425,344, less the dense MLP's 19 s b h =
   // 318,767,104, plus the MoE block: 1,140,981,760.
   EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1140981760.0);
@@ -484,7 +485,8 @@ TEST(MoeLayer, ActivationMemory) {
   // dense 28 s b h (6 + 2 + 16 + 4) = 469,762,048, less the MLP's 14 s b h
   // (1 + 1 + 8 + 4) = 234,881,024, plus the block: 973,209,600.
   plan.precision = Precision::FP8;
-  EXPECT_DOUBLE_EQ(moeActivationBytes(c, plan), 738328576.0);
+  EXPECT_DOUBLE_EQ(model::moeActivations(c, activationPlan(plan)),
+                   738328576.0);
   EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 973209600.0);
   plan.precision.reset();
   // A dense layer keeps Korthikanti's 34 s b h.

@@ -33,6 +33,9 @@ TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
   } else if (k.kind == model::KernelKind::Elementwise) {
     launch = std::min(k.us, double(k.batch) * t.launchOverheadUs); // launches
     memory = true;
+  } else if (k.kind == model::KernelKind::Scan) {
+    launch = std::min(k.us, t.launchOverheadUs);
+    memory = e.scan.memoryUs >= e.scan.computeUs;
   } else if (e.decodeStep) {
     launch = std::min(k.us, e.decode.fixedUs);
     memory = e.decode.memoryBound;
@@ -113,6 +116,16 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
     k.n = w->width.value;
     k.batch = w->count;
     k.bytes = e.elementwiseBytes;
+  } else if (const model::ScanSpec *s = kernel.scan()) {
+    // Sizes as the chunk's products: batch x heads chunks of `chunk` rows
+    // over key_dim; the state it reads and writes is the sequence's
+    // (cache bytes: what a decode step reads besides the weights).
+    k.batch = s->batch.value * s->heads.value;
+    k.m = s->length.value;
+    k.n = s->valueDim.value;
+    k.k = s->keyDim.value;
+    k.bytes = e.scan.bytes;
+    k.cacheBytes = e.scan.stateBytes;
   } else if (const model::CollectiveSpec *col = kernel.collective()) {
     k.n = col->bytes.value;
     k.batch = col->ranks.value;
@@ -180,27 +193,24 @@ double activationBytes(const std::vector<model::Kernel> &kernels,
          double(model::dtypeBytes(c.dtype));
 }
 
-/// MLA's context workspace (vLLM's MLA common backend): `gather` bytes
-/// allocated once, and `perToken` bytes per token of a piece of the
-/// up-projected context; zeros without an MLA block.
-struct MlaWorkspace {
+/// The blocks' serving workspace (BlockInfo::workspace; MLA's chunked
+/// context, vLLM's MLA common backend): `gather` bytes allocated once,
+/// and `perToken` bytes per token of a piece of the up-projected context;
+/// the largest over the layers (they run one after another and reuse one
+/// buffer); zeros when no block has one.
+struct Workspace {
   double gather = 0, perToken = 0;
 };
-MlaWorkspace mlaWorkspace(const model::ModelConfig &c) {
-  MlaWorkspace w;
+Workspace servingWorkspace(const model::ModelConfig &c) {
+  Workspace w;
   const double eb = double(model::dtypeBytes(c.dtype));
-  for (const auto &[lc, n] : model::layerGroups(c)) {
-    if (!model::hasBlock(lc, model::BlockKind::Mla))
-      continue;
-    // determine_chunked_prefill_workspace_size's buffer: [workspace,
-    // r_kv + d_r] in the model's dtype (the cache dequantized into it);
-    // one buffer that every MLA layer reuses (they run one after another).
-    w.gather = std::max(
-        w.gather, double(model::kMlaContextWorkspace) *
-                      double(model::mlaCacheElements(lc).value_or(0)) * eb);
-    w.perToken = std::max(
-        w.perToken, double(model::mlaContextUpElements(lc).value_or(0)) * eb);
-  }
+  for (const auto &[lc, n] : model::layerGroups(c))
+    for (model::BlockKind k : lc.layerBlocks)
+      if (auto f = model::blockInfo(k).workspace) {
+        const model::ServingWorkspace ws = f(lc);
+        w.gather = std::max(w.gather, double(ws.once) * eb);
+        w.perToken = std::max(w.perToken, double(ws.perPieceToken) * eb);
+      }
   return w;
 }
 } // namespace
@@ -407,7 +417,7 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   // MLA's context workspace: the gather buffer, and the first (largest)
   // piece's up-projected keys and values, b x min(C, floor(64 Ki / b))
   // tokens (model::mlaContextPieceLength, the one home of the piece).
-  const MlaWorkspace ws = mlaWorkspace(c);
+  const Workspace ws = servingWorkspace(c);
   const int64_t context = model::mlaContextTokens(c, run);
   m.workspacePerToken = context > 0 ? ws.perToken : 0;
   m.workspacePieceTokens =

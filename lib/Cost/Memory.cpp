@@ -215,78 +215,33 @@ double tshape::cost::savedLinearInputBytes(std::optional<Precision> precision) {
   return *precision == Precision::MXFP8 ? 1 + 1.0 / 32 : 1;
 }
 
-double tshape::cost::layerActivationBytes(const ModelConfig &c,
-                                          const TrainingPlan &plan) {
-  // Korthikanti et al. 2022, Section 4 and Table 2, 16-bit activations:
-  // a layer keeps 34 s b h bytes outside its attention core and 5 a s^2 b in
-  // it (scores and softmax output 2 + 2, dropout mask 1, per element). The
-  // sequence on one GPU is s / cp (model::rankSeq).
-  const double s = double(model::rankSeq(c));
-  const double b = double(getParam(c, Param::Microbatch));
-  const double h = double(getParam(c, Param::Hidden));
-  const double a = double(getParam(c, Param::Heads));
-  const double t = double(tp(c));
-  const double sbh = s * b * h;
-  const bool sp = plan.sequenceParallel;
-  if (plan.recompute == Recompute::Full)
-    return 2 * sbh / (sp ? t : 1); // the layer's input only
-  // Selective recompute, or a fused attention kernel, keeps no scores.
-  const double core = plan.recompute == Recompute::None && !c.attention.fused
-                          ? 5 * a * s * s * b / t
-                          : 0;
-  // Tensor parallelism splits 24 s b h of the 34 (the GEMMs' inputs inside
-  // each sub-layer); sequence parallelism splits the other 10 (the norms,
-  // dropouts and sub-layer inputs). Of them, three are inputs a linear
-  // layer saves for its weight gradient at `in` bytes per element (2 in
-  // 16-bit; FP8 training: savedLinearInputBytes): the QKV projection's
-  // (the first norm's output, 2 of the 10) and the first MLP GEMM's (2 of
-  // the 10), and the second MLP GEMM's (the activation's output, 8 of the
-  // 24). The output projection's input stays 16-bit: Megatron-LM has it
-  // save its original input, the attention output the core attention
-  // keeps anyway (set_save_original_input(linear_proj) under FP8 recipes
-  // other than delayed; docs/memory.md#fp8-training).
-  const double in = savedLinearInputBytes(plan.precision);
-  const double unsplit = 6 + 2 * in, split = 16 + 4 * in; // 10, 24 at 2
-  const double dense =
-      sp ? (unsplit + split) * sbh / t + core : sbh * (unsplit + split / t) + core;
-  const bool moe = std::count(c.layerBlocks.begin(), c.layerBlocks.end(),
-                              BlockKind::Moe) > 0;
-  if (!moe)
-    return dense;
-  // An MoE layer (no dense MLP) keeps the MoE block's activations in place
-  // of the MLP's 19 s b h (its input 2 (a linear input) and dropout mask 1,
-  // split by sequence parallelism; the 4h products 16 (the second GEMM's
-  // input 8 of them), split by t).
-  const double mlpUnsplit = 1 + in, mlpSplit = 8 + 4 * in; // 3, 16 at 2
-  const double mlp = sp ? (mlpUnsplit + mlpSplit) * sbh / t
-                        : sbh * (mlpUnsplit + mlpSplit / t);
-  return dense - mlp + moeActivationBytes(c, plan);
+model::ActivationPlan tshape::cost::activationPlan(const TrainingPlan &plan) {
+  model::ActivationPlan a;
+  a.sequenceParallel = plan.sequenceParallel;
+  a.recomputeCore = plan.recompute == Recompute::Selective;
+  a.linearInputBytes = savedLinearInputBytes(plan.precision);
+  return a;
 }
 
-double tshape::cost::moeActivationBytes(const ModelConfig &c,
-                                        const TrainingPlan &plan) {
-  // The sub-layer's input (2 s b h) and dropout mask (s b h), split by
-  // sequence parallelism as the dense MLP's are; the router's logits in
-  // fp32 (4 s b E, for the softmax's and top-k's backward); and for each of
-  // the s b k routed copies (every rank routes its s b tokens k times, and
-  // its E/ep experts receive as many copies: tokens x k / E per expert):
-  // the permuted input (2h), the gate and up outputs and the activation's
-  // output (3 x 2 f_e / t) and the expert's output before the weighted sum
-  // (2h), in 16-bit activations. The permuted input and the activation's
-  // output are the grouped GEMMs' inputs, saved at savedLinearInputBytes
-  // per element in FP8 training (TE's GroupedLinear).
-  const double s = double(model::rankSeq(c));
-  const double b = double(getParam(c, Param::Microbatch));
-  const double h = double(getParam(c, Param::Hidden));
-  const double t = double(tp(c));
-  const double e = double(c.moe.experts), k = double(c.moe.topk);
-  const double f = double(c.moe.inner);
-  const double sbh = s * b * h;
-  const double spDiv = plan.sequenceParallel ? t : 1.0;
-  const double copies = s * b * k;
-  const double in = savedLinearInputBytes(plan.precision);
-  return 3 * sbh / spDiv + 4 * s * b * e +
-         copies * (in * h + (4 + in) * f / t + 2 * h);
+double tshape::cost::layerActivationBytes(const ModelConfig &c,
+                                          const TrainingPlan &plan) {
+  // Full recompute keeps the layer's input only (2 s b h, split by
+  // sequence parallelism); otherwise each block keeps its own
+  // (BlockInfo::activations: Korthikanti et al. 2022's 34 s b h + 5 a s^2 b
+  // of a dense layer, split between its attention and MLP sub-layers; an
+  // MoE block's in place of the MLP's).
+  if (plan.recompute == Recompute::Full) {
+    const double sbh = double(model::rankSeq(c)) *
+                       double(getParam(c, Param::Microbatch)) *
+                       double(getParam(c, Param::Hidden));
+    return 2 * sbh / (plan.sequenceParallel ? double(tp(c)) : 1.0);
+  }
+  const model::ActivationPlan a = activationPlan(plan);
+  double bytes = 0;
+  for (BlockKind k : c.layerBlocks)
+    if (auto f = model::blockInfo(k).activations)
+      bytes += f(c, a);
+  return bytes;
 }
 
 std::optional<MemoryEstimate>

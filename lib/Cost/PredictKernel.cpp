@@ -245,6 +245,26 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
             1e6;
     return e;
   }
+  if (const model::ScanSpec *s = k.scan()) {
+    const double peak = t.peakTflops[int(dtype)];
+    const std::optional<int64_t> flops = s->flops();
+    if (peak <= 0 || !flops) {
+      e.supported = false;
+      e.unsupported = !flops ? "the scan's FLOPs overflow"
+                             : std::string(model::dtypeName(dtype)) +
+                                   " has no tensor-core path on " + t.name;
+      return e;
+    }
+    e.flops = double(*flops);
+    e.scan.bytes = s->bytes(double(model::dtypeBytes(dtype)));
+    e.scan.stateBytes = s->stateBytes();
+    e.scan.computeUs = e.flops / (peak * t.mathEfficiency * 1e6);
+    e.scan.memoryUs =
+        e.scan.bytes / (t.memoryBandwidthGBs * 1e3 * t.memoryEfficiency);
+    e.predictedUs =
+        t.launchOverheadUs + std::max(e.scan.computeUs, e.scan.memoryUs);
+    return e;
+  }
   if (const model::CollectiveSpec *c = k.collective()) {
     if (!cluster) {
       e.supported = false;

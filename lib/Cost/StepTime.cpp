@@ -187,14 +187,12 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       continue;
     }
     const model::GemmSpec *g = k.gemm();
-    const model::AttentionSpec *a = k.attention();
     const bool core = k.role() == Role::AttnScore ||
                       k.role() == Role::AttnValue ||
                       k.role() == Role::Attention;
     // A fused attention's backward is a kernel of its own
     // (AttentionSpec::backward), priced as every kernel is.
-    const bool forward =
-        g ? g->pass == model::GemmPass::Forward : !(a && a->backward);
+    const bool forward = !k.backward();
     // At the run's precision: a weight GEMM is an FP8 linear layer.
     KernelEstimate e = predictKernel(k, c.dtype, target, nullptr, &run);
     if (!e.supported) {
@@ -317,12 +315,9 @@ ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
 ElementwiseBytes elementwiseBytesOf(const ModelConfig &c, bool sp) {
   const double e = double(model::dtypeBytes(c.dtype));
   const double t = double(getParam(c, Param::Tp));
-  const double s = double(getParam(c, Param::Seq));
   const double tokens =
       double(getParam(c, Param::Microbatch)) * double(model::rankSeq(c));
   const double h = double(getParam(c, Param::Hidden));
-  const double f = double(getParam(c, Param::Ffn));
-  const double a = double(getParam(c, Param::Heads));
   // Per residual sub-layer: a norm (read x, write y: 2 elements) and a
   // fused dropout + residual add (read the branch and the residual, write
   // the sum: 3 elements, and a 1-byte mask): 5 elements + 1 byte per
@@ -330,28 +325,15 @@ ElementwiseBytes elementwiseBytesOf(const ModelConfig &c, bool sp) {
   const double perToken = double(c.layerBlocks.size()) * (5 * e + 1) * h;
   ElementwiseBytes b;
   b.forward = tokens * perToken / (sp ? t : 1.0);
-  // The MLP's activation: read the up (and gate) output, write the input
-  // of the down projection.
-  if (model::hasBlock(c, model::BlockKind::Mlp))
-    b.forward += tokens * (f / t) * e * (c.mlp.gated ? 3 : 2);
-  if (model::hasBlock(c, model::BlockKind::Moe)) {
-    // The experts' activations on each token's k copies, the shared
-    // experts' on every token, and the permutation (read and write the
-    // k copies of h, both ways).
-    const double fe = double(getParam(c, Param::MoeFfn)),
-                 fs = double(getParam(c, Param::SharedExperts) *
-                             getParam(c, Param::SharedFfn)),
-                 k = double(getParam(c, Param::TopK));
-    const double act = c.moe.gated ? 3 : 2;
-    b.forward += tokens * e * (k * fe / t * act + fs / t * act + 4 * k * h);
-  }
-  if (!c.attention.fused) {
-    // Scaled, masked softmax (read, write) and dropout (read, write, 1-byte
-    // mask) on the a/t heads' (s/cp) x s scores.
-    const double scores = (a / t) * tokens * s;
-    b.core = scores * (4 * e + 1);
-    b.forward += b.core;
-  }
+  // Each block's own (BlockInfo::elementwise): an MLP's activation, an
+  // MoE block's experts' activations and permutation, an unfused
+  // attention core's softmax and dropout.
+  for (model::BlockKind k : c.layerBlocks)
+    if (auto f = model::blockInfo(k).elementwise) {
+      const model::ElementwiseTraffic own = f(c);
+      b.forward += own.forward;
+      b.core += own.core;
+    }
   return b;
 }
 

@@ -54,6 +54,7 @@ const RoleInfo kRoles[] = {
     {Role::MlaContextAttention, "mla_context_attention", RoleGroup::Attention,
      false, "dq", "dkv"},
     {Role::MlaMerge, "mla_merge", RoleGroup::Attention, false, "", ""},
+    {Role::Scan, "scan", RoleGroup::Attention, false, "", ""},
 };
 
 /// The built-in roles, then the registered ones; indexed by Role.

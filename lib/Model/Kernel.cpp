@@ -3,6 +3,8 @@
 #include "tshape/Model/Kernel.h"
 #include "tshape/Model/Transformer.h"
 
+#include <algorithm>
+
 using namespace tshape::model;
 
 const char *tshape::model::kernelKindName(KernelKind k) {
@@ -15,6 +17,8 @@ const char *tshape::model::kernelKindName(KernelKind k) {
     return "collective";
   case KernelKind::Elementwise:
     return "elementwise";
+  case KernelKind::Scan:
+    return "scan";
   }
   return "gemm";
 }
@@ -149,12 +153,24 @@ const Bindings &Kernel::env() const {
                     body);
 }
 
+bool Kernel::backward() const {
+  if (const GemmSpec *g = gemm())
+    return g->pass != GemmPass::Forward;
+  if (const AttentionSpec *a = attention())
+    return a->backward;
+  if (const ScanSpec *s = scan())
+    return s->backward;
+  return false;
+}
+
 std::string Kernel::name() const {
   if (const GemmSpec *g = gemm())
     return g->name();
   if (const CollectiveSpec *c = collective())
     return collectiveName(c->op);
   if (const AttentionSpec *a = attention(); a && a->backward)
+    return std::string(roleInfo(role()).name) + "_bwd";
+  if (const ScanSpec *s = scan(); s && s->backward)
     return std::string(roleInfo(role()).name) + "_bwd";
   return roleInfo(role()).name;
 }
@@ -175,6 +191,10 @@ std::vector<std::pair<const char *, Dim>> Kernel::dims() const {
     count.expr = DimExpr::constant(e->count);
     return {{"rows", e->rows}, {"width", e->width}, {"count", count}};
   }
+  if (const ScanSpec *s = scan())
+    return {{"batch", s->batch},   {"heads", s->heads},
+            {"length", s->length}, {"chunk", s->chunk},
+            {"key_dim", s->keyDim}, {"value_dim", s->valueDim}};
   const CollectiveSpec &c = *collective();
   return {{"bytes", c.bytes}, {"ranks", c.ranks}};
 }
@@ -204,6 +224,10 @@ tshape::model::backwardKernels(const std::vector<Kernel> &forward) {
       AttentionSpec b = *a;
       b.backward = true;
       out.push_back(std::move(b));
+    } else if (const ScanSpec *s = it->scan(); s && !s->backward) {
+      ScanSpec b = *s;
+      b.backward = true;
+      out.push_back(std::move(b));
     } else if (const CollectiveSpec *c = it->collective();
                c && c->op == CollectiveOp::AllToAll) {
       // An all-to-all's gradient is the same exchange in the other
@@ -213,4 +237,46 @@ tshape::model::backwardKernels(const std::vector<Kernel> &forward) {
     }
   }
   return out;
+}
+
+//===----------------------------------------------------------------------===//
+// ScanSpec
+//===----------------------------------------------------------------------===//
+
+int64_t ScanSpec::chunks() const {
+  const int64_t q = std::max<int64_t>(1, std::min(chunk.value, length.value));
+  return (length.value + q - 1) / q;
+}
+
+std::optional<int64_t> ScanSpec::flops() const {
+  if (overflow)
+    return std::nullopt;
+  // Per head and chunk of q tokens: the causal products over the keys and
+  // over the values (2 q^2 (dk + dv)), the chunk's state from its keys and
+  // values and the outputs from the state entering it (4 q dk dv).
+  const int64_t q = std::max<int64_t>(1, std::min(chunk.value, length.value));
+  const int64_t dk = keyDim.value, dv = valueDim.value;
+  std::optional<int64_t> perChunk = checkedAdd(
+      checkedProduct({2, q, q, dk + dv}), checkedProduct({4, q, dk, dv}));
+  std::optional<int64_t> all = checkedMul(
+      perChunk, checkedProduct({batch.value, heads.value, chunks()}));
+  return backward ? checkedMul(all, 2) : all;
+}
+
+double ScanSpec::bytes(double elementBytes) const {
+  // Per token and head: keys and queries (2 dk) read, values (dv) read,
+  // outputs (dv) written; per chunk and head the fp32 state written and
+  // read back.
+  const double dk = double(keyDim.value), dv = double(valueDim.value);
+  const double seqHeads = double(batch.value) * double(heads.value);
+  const double tokens = seqHeads * double(length.value) * 2 * (dk + dv) *
+                        elementBytes;
+  const double state = stateBytes() / (backward ? 2 : 1);
+  return (tokens + state) * (backward ? 2 : 1);
+}
+
+double ScanSpec::stateBytes() const {
+  return double(batch.value) * double(heads.value) * double(chunks()) * 2 *
+         double(keyDim.value) * double(valueDim.value) * 4 *
+         (backward ? 2 : 1);
 }

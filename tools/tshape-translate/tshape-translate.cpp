@@ -366,6 +366,8 @@ OwningOpRef<Operation *> importHF(llvm::SourceMgr &sourceMgr,
   OwningOpRef<ModuleOp> module = tshape::buildModelModule(
       ctx, imported->first,
       FileLineColLoc::get(ctx, buf->getBufferIdentifier(), 1, 1));
+  if (!module)
+    return nullptr;
   // The run the IR states: the passes lower and price it.
   if (phaseOpt.getNumOccurrences() || precisionOpt.getNumOccurrences())
     for (auto fn : module->getOps<func::FuncOp>())

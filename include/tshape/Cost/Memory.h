@@ -110,21 +110,17 @@ double fp8WeightCopyBytes(std::optional<Precision> precision,
 /// only), 1 byte in fp8, 1 + 1/32 in mxfp8; 2 (16-bit) otherwise.
 double savedLinearInputBytes(std::optional<Precision> precision);
 
-/// The activation bytes one decoder layer keeps for one microbatch
-/// (Korthikanti et al. 2022, Table 2), with the sequence divided by the
-/// context-parallel degree; a layer whose blocks hold an MoE block keeps
-/// moeActivationBytes in place of the dense MLP's.
+/// The plan's activation choices as the blocks read them (sequence
+/// parallelism, selective recompute, the linear inputs' saved bytes).
+model::ActivationPlan activationPlan(const TrainingPlan &plan);
+/// The activation bytes one decoder layer keeps for one microbatch, with
+/// the sequence divided by the context-parallel degree: its input alone
+/// under full recompute, else the sum of its blocks' own
+/// (BlockInfo::activations: Korthikanti et al. 2022, Table 2, per
+/// sub-layer; an MoE block's, docs/memory.md#moe-layers, in place of the
+/// dense MLP's).
 double layerActivationBytes(const model::ModelConfig &config,
                             const TrainingPlan &plan);
-
-/// The activation bytes an MoE block keeps for one microbatch (16-bit,
-/// docs/memory.md#moe-layers): its input and dropout mask (3 s b h, split
-/// by sequence parallelism), the router's fp32 logits (4 s b E) and, for
-/// each of the s b k routed copies (tokens x k / E per expert), the
-/// permuted input, the gate, up and activation outputs and the expert's
-/// output: 2h + 6 f_e / t + 2h bytes.
-double moeActivationBytes(const model::ModelConfig &config,
-                          const TrainingPlan &plan);
 
 /// The memory per GPU of every pipeline stage; nullopt with `*error` set
 /// (numbers and what to change) when the config or the plan is invalid

@@ -46,6 +46,14 @@ struct KernelEstimate {
   /// Kind Elementwise: the bytes it reads and writes (its time is them at
   /// bandwidth x memory_efficiency, plus launch_overhead_us per launch).
   double elementwiseBytes = 0;
+  /// Kind Scan: a first-principles roofline, not calibrated (no timings
+  /// of a scan calibrate it yet): its FLOPs at the dtype's peak x
+  /// math_efficiency, its bytes (ScanSpec::bytes, of which `stateBytes`
+  /// the fp32 state's) at bandwidth x memory_efficiency, the larger plus
+  /// one launch.
+  struct ScanEstimate {
+    double computeUs = 0, memoryUs = 0, bytes = 0, stateBytes = 0;
+  } scan;
 };
 
 /// The groups of a grouped expert GEMM (batch over the rank's E/ep

@@ -55,6 +55,7 @@ enum class Role : uint8_t {
   MlaContextUp, ///< prefill over a cache: the cached latents through kv_up (r_kv -> a(dn+dv))
   MlaContextAttention, ///< prefill over a cache: the chunk's queries over the context
   MlaMerge,     ///< prefill over a cache: the two partial outputs merged by LSE
+  Scan,         ///< a chunked linear recurrence (ScanSpec)
 };
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 

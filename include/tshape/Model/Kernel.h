@@ -22,8 +22,14 @@
 
 namespace tshape::model {
 
-enum class KernelKind : uint8_t { Gemm, Attention, Collective, Elementwise };
-/// "gemm", "attention", "collective", "elementwise".
+enum class KernelKind : uint8_t {
+  Gemm,
+  Attention,
+  Collective,
+  Elementwise,
+  Scan
+};
+/// "gemm", "attention", "collective", "elementwise", "scan".
 const char *kernelKindName(KernelKind k);
 
 /// A fused attention kernel (FlashAttention) on one rank: `batch`
@@ -147,13 +153,47 @@ struct ElementwiseSpec {
   }
 };
 
-/// One kernel: exactly one of the four.
+/// A chunked linear recurrence over each sequence (Mamba-2's SSD scan, a
+/// gated DeltaNet's or KDA's chunked delta rule): over `batch` sequences
+/// and `heads` heads, `length` tokens in chunks of `chunk`, each head
+/// carrying a state of keyDim x valueDim (Mamba-2: d_state x head_dim)
+/// in fp32 from chunk to chunk. Per head and chunk of Q tokens it computes
+/// the chunk's causal products (Q x Q over the keys, then over the values:
+/// 2 Q^2 (keyDim + valueDim) FLOPs), the chunk's state from its keys and
+/// values and the outputs from the incoming state (4 Q keyDim valueDim);
+/// a decode step (length 1) is one state update. It reads the tokens'
+/// keys, queries and values and writes their outputs in the model's
+/// element type (2 keyDim + 2 valueDim a token and head) and reads and
+/// writes the state once a chunk. The backward computes the gradients of
+/// both operands of every product: twice the FLOPs and the bytes.
+struct ScanSpec {
+  Role role = Role::Scan;
+  int64_t layer = -1;
+  Dim batch, heads, length, chunk, keyDim, valueDim;
+  bool backward = false;
+  Bindings env;
+  bool overflow = false;
+
+  /// The chunks of one sequence: ceil(length / chunk).
+  int64_t chunks() const;
+  /// FLOPs over all sequences and heads; nullopt on overflow.
+  std::optional<int64_t> flops() const;
+  /// Bytes read and written over all sequences and heads, the tokens'
+  /// at `elementBytes` an element, the state in fp32.
+  double bytes(double elementBytes) const;
+  /// Of them, the fp32 state's: written and read once a chunk (a decode
+  /// step: the sequence's state read and written back).
+  double stateBytes() const;
+};
+
+/// One kernel: exactly one of the five.
 class Kernel {
 public:
   Kernel(GemmSpec g) : body(std::move(g)) {}
   Kernel(AttentionSpec a) : body(std::move(a)) {}
   Kernel(CollectiveSpec c) : body(std::move(c)) {}
   Kernel(ElementwiseSpec e) : body(std::move(e)) {}
+  Kernel(ScanSpec s) : body(std::move(s)) {}
 
   KernelKind kind() const { return KernelKind(body.index()); }
   const GemmSpec *gemm() const { return std::get_if<GemmSpec>(&body); }
@@ -166,11 +206,15 @@ public:
   const ElementwiseSpec *elementwise() const {
     return std::get_if<ElementwiseSpec>(&body);
   }
+  const ScanSpec *scan() const { return std::get_if<ScanSpec>(&body); }
   GemmSpec *gemm() { return std::get_if<GemmSpec>(&body); }
   AttentionSpec *attention() { return std::get_if<AttentionSpec>(&body); }
 
   Role role() const;
   int64_t layer() const;
+  /// A training step's gradient kernel (a GEMM's gradient, an attention's
+  /// or a scan's backward) rather than a forward one.
+  bool backward() const;
   /// The GEMM's name (gemmName), else the role's.
   std::string name() const;
   const Bindings &env() const;
@@ -180,7 +224,9 @@ public:
   std::vector<std::pair<const char *, Dim>> dims() const;
 
 private:
-  std::variant<GemmSpec, AttentionSpec, CollectiveSpec, ElementwiseSpec> body;
+  std::variant<GemmSpec, AttentionSpec, CollectiveSpec, ElementwiseSpec,
+               ScanSpec>
+      body;
 };
 
 /// The kernels of `kernels` that are GEMMs, in order.
@@ -188,8 +234,9 @@ std::vector<GemmSpec> gemmsOf(const std::vector<Kernel> &kernels);
 
 /// The kernels that compute the gradients of `forward` (in reverse order of
 /// the forward): each GEMM's two gradient GEMMs (backwardGemms), for a
-/// fused attention its backward kernel (AttentionSpec::backward), for an
-/// all-to-all the same exchange back.
+/// fused attention its backward kernel (AttentionSpec::backward), for a
+/// scan its backward (ScanSpec::backward), for an all-to-all the same
+/// exchange back.
 std::vector<Kernel> backwardKernels(const std::vector<Kernel> &forward);
 
 } // namespace tshape::model

@@ -109,3 +109,40 @@ tshape::model::attentionState(const ModelConfig &c) {
   kv.parameter = Param::KvHeads;
   return {kv};
 }
+
+double tshape::model::attentionActivations(const ModelConfig &c,
+                                           const ActivationPlan &plan) {
+  // Korthikanti et al. 2022, Section 4 and Table 2, 16-bit activations:
+  // of a layer's 34 s b h bytes the attention sub-layer keeps 15: unsplit
+  // by tp 5 + i (its input 2, the norm's output i as the QKV projection's
+  // saved input, the dropout mask 1, and the output projection's input 2:
+  // Megatron-LM has it save its original input, which the core keeps
+  // anyway, set_save_original_input under FP8 recipes other than delayed),
+  // split by tp 8 (Q, K, V and the core's output); sequence parallelism
+  // splits the unsplit ones. An unfused core not recomputed keeps the
+  // scores and softmax output (2 + 2) and the dropout mask (1) per score:
+  // 5 a s^2 b / t. The sequence on one GPU is s / cp (rankSeq).
+  const TrainingSizes z = trainingSizes(c);
+  const double a = double(getParam(c, Param::Heads));
+  const double core = !plan.recomputeCore && !c.attention.fused
+                          ? 5 * a * z.s * z.s * z.b / z.t
+                          : 0;
+  return z.subLayerBytes(5 + plan.linearInputBytes, 8,
+                         plan.sequenceParallel) +
+         core;
+}
+
+ElementwiseTraffic tshape::model::attentionElementwise(const ModelConfig &c) {
+  // An unfused core: the scaled, masked softmax (read, write) and the
+  // dropout (read, write, a 1-byte mask) on the a/t heads' (s/cp) x s
+  // scores; a fused kernel does them on chip.
+  ElementwiseTraffic out;
+  if (c.attention.fused)
+    return out;
+  const TrainingSizes z = trainingSizes(c);
+  const double s = double(getParam(c, Param::Seq));
+  const double a = double(getParam(c, Param::Heads));
+  out.core = (a / z.t) * z.tokens * s * (4 * z.e + 1);
+  out.forward = out.core;
+  return out;
+}

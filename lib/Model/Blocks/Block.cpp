@@ -12,14 +12,23 @@ namespace {
 /// BlockKind.
 const BlockInfo kBlocks[] = {
     {BlockKind::Embedding, "embedding", false, embeddingKernels,
-     embeddingWeights},
+     embeddingWeights, nullptr, nullptr, nullptr, nullptr, nullptr,
+     "tshape.embedding"},
     {BlockKind::Attention, "attention", true, attentionKernels,
-     attentionWeights, nullptr, attentionState},
-    {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights},
-    {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights},
-    {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights},
+     attentionWeights, nullptr, attentionState, attentionActivations,
+     attentionElementwise, nullptr, "tshape.attention"},
+    {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights, nullptr, nullptr,
+     mlpActivations, mlpElementwise, nullptr, "tshape.mlp"},
+    {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights,
+     nullptr, nullptr, nullptr, nullptr, nullptr, "tshape.lm_head"},
+    {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights,
+     nullptr, moeActivations, moeElementwise, nullptr, "tshape.moe"},
+    // MLA's activations and elementwise traffic are taken as the attention
+    // sub-layer's (Korthikanti's terms at its heads; its latents' norms
+    // are not counted).
     {BlockKind::Mla, "mla", true, mlaKernels, mlaWeights, nullptr,
-     mlaState},
+     mlaState, attentionActivations, attentionElementwise, mlaWorkspace,
+     "tshape.mla"},
 };
 
 
@@ -120,6 +129,17 @@ std::string StateComponent::formula() const {
       s += " " + f.name;
   }
   return s.empty() ? "1" : s;
+}
+
+TrainingSizes tshape::model::trainingSizes(const ModelConfig &c) {
+  TrainingSizes z;
+  z.s = double(rankSeq(c));
+  z.b = double(getParam(c, Param::Microbatch));
+  z.h = double(getParam(c, Param::Hidden));
+  z.t = double(getParam(c, Param::Tp));
+  z.tokens = z.b * z.s;
+  z.e = double(dtypeBytes(c.dtype));
+  return z;
 }
 
 std::vector<LayerState> tshape::model::modelState(const ModelConfig &c) {

@@ -277,3 +277,14 @@ std::vector<StateComponent> tshape::model::mlaState(const ModelConfig &c) {
   rope.parameter = Param::QkRopeDim;
   return {latent, rope};
 }
+
+ServingWorkspace tshape::model::mlaWorkspace(const ModelConfig &c) {
+  // determine_chunked_prefill_workspace_size's buffer: [workspace,
+  // r_kv + d_r] in the model's dtype (the cache dequantized into it), one
+  // buffer that every MLA layer reuses; and a piece's up-projected
+  // context per token.
+  ServingWorkspace w;
+  w.once = checkedMul(kMlaContextWorkspace, mlaCacheElements(c)).value_or(0);
+  w.perPieceToken = mlaContextUpElements(c).value_or(0);
+  return w;
+}

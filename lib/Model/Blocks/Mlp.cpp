@@ -42,3 +42,25 @@ std::optional<int64_t> tshape::model::mlpWeights(const ModelConfig &c) {
   // The projections' weights and the pre-norm's gain (biases not counted).
   return checkedAdd(gemmWeights(mlpKernels(c, RunShape(), 0)), c.hidden);
 }
+
+double tshape::model::mlpActivations(const ModelConfig &c,
+                                     const ActivationPlan &plan) {
+  // Korthikanti et al. 2022: the MLP sub-layer's 19 of a layer's 34 s b h:
+  // unsplit by tp 1 + i (the norm's output, the first GEMM's saved input,
+  // and the dropout mask 1), split by tp 8 + 4i (the 4h products: the
+  // first GEMM's output 8 and the activation's output, the second GEMM's
+  // saved input, 4i); sequence parallelism splits the unsplit ones.
+  const double in = plan.linearInputBytes;
+  return trainingSizes(c).subLayerBytes(1 + in, 8 + 4 * in,
+                                        plan.sequenceParallel);
+}
+
+ElementwiseTraffic tshape::model::mlpElementwise(const ModelConfig &c) {
+  // The activation: read the up (and gate) output, write the input of the
+  // down projection, f/t elements per token.
+  const TrainingSizes z = trainingSizes(c);
+  const double f = double(getParam(c, Param::Ffn));
+  ElementwiseTraffic out;
+  out.forward = z.tokens * (f / z.t) * z.e * (c.mlp.gated ? 3 : 2);
+  return out;
+}

@@ -132,3 +132,40 @@ std::optional<int64_t> tshape::model::moeActiveWeights(const ModelConfig &c) {
   return checkedAdd(checkedAdd(all, checkedMul(routed, -c.moe.experts)),
                     checkedMul(routed, c.moe.topk));
 }
+
+double tshape::model::moeActivations(const ModelConfig &c,
+                                     const ActivationPlan &plan) {
+  // The sub-layer's input (2 s b h) and dropout mask (s b h), split by
+  // sequence parallelism as the dense MLP's are; the router's logits in
+  // fp32 (4 s b E, for the softmax's and top-k's backward); and for each of
+  // the s b k routed copies (every rank routes its s b tokens k times, and
+  // its E/ep experts receive as many copies: tokens x k / E per expert):
+  // the permuted input (2h), the gate and up outputs and the activation's
+  // output (3 x 2 f_e / t) and the expert's output before the weighted sum
+  // (2h), in 16-bit activations. The permuted input and the activation's
+  // output are the grouped GEMMs' inputs, saved at the linear input's
+  // bytes per element in FP8 training (TE's GroupedLinear).
+  const TrainingSizes z = trainingSizes(c);
+  const double e = double(c.moe.experts), k = double(c.moe.topk);
+  const double f = double(c.moe.inner);
+  const double copies = z.tokens * k;
+  const double in = plan.linearInputBytes;
+  return z.subLayerBytes(3, 0, plan.sequenceParallel) + 4 * z.tokens * e +
+         copies * (in * z.h + (4 + in) * f / z.t + 2 * z.h);
+}
+
+ElementwiseTraffic tshape::model::moeElementwise(const ModelConfig &c) {
+  // The experts' activations on each token's k copies, the shared
+  // experts' on every token, and the permutation (read and write the k
+  // copies of h, both ways).
+  const TrainingSizes z = trainingSizes(c);
+  const double fe = double(getParam(c, Param::MoeFfn)),
+               fs = double(getParam(c, Param::SharedExperts) *
+                           getParam(c, Param::SharedFfn)),
+               k = double(getParam(c, Param::TopK));
+  const double act = c.moe.gated ? 3 : 2;
+  ElementwiseTraffic out;
+  out.forward = z.tokens * z.e *
+                (k * fe / z.t * act + fs / z.t * act + 4 * k * z.h);
+  return out;
+}

@@ -28,6 +28,8 @@ Value lowerProj(Lowerer &l, Operation *op, Value x2, int64_t layer,
 void tshape::test::registerTestBlock(DialectRegistry &registry) {
   registry.insert<TShapeTestDialect>();
   registerBlockLowering({testProjBlock(), lowerProj, nullptr});
-  // test_bare has a block model but, on purpose, no lowering.
+  // test_bare and test_scan have block models but, on purpose, no
+  // lowering.
   testBareBlock();
+  testScanBlock();
 }

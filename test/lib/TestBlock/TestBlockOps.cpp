@@ -46,3 +46,7 @@ LogicalResult ProjOp::verify() {
 LogicalResult BareOp::verify() {
   return verifySubLayer(*this, getInput().getType(), getResult().getType());
 }
+
+LogicalResult ScanOp::verify() {
+  return verifySubLayer(*this, getInput().getType(), getResult().getType());
+}

@@ -58,4 +58,9 @@ def TShapeTest_BareOp : TShapeTest_SubLayerOp<"bare", "test_bare"> {
   let summary = "a block with a model but no lowering (its error path)";
 }
 
+def TShapeTest_ScanOp : TShapeTest_SubLayerOp<"scan", "test_scan"> {
+  let summary = "a recurrent layer: one chunked scan and a state per "
+                "sequence (no lowering)";
+}
+
 #endif // TSHAPE_TEST_BLOCK_OPS_TD

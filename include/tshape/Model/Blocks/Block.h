@@ -71,6 +71,50 @@ struct StateComponent {
   std::string formula() const;
 };
 
+/// How a training plan keeps a layer's activations, as a block's
+/// activations hook reads it (Cost/Memory.h's activationPlan makes it).
+struct ActivationPlan {
+  /// Megatron-LM's sequence parallelism: what tp does not split, it does.
+  bool sequenceParallel = false;
+  /// Selective recompute: the attention core's scores are recomputed, not
+  /// kept.
+  bool recomputeCore = false;
+  /// Bytes per element of a linear layer's saved input (2 in 16-bit
+  /// training; FP8: savedLinearInputBytes).
+  double linearInputBytes = 2;
+};
+
+/// The sizes a block's training hooks read, on one rank: the sequence s/cp
+/// (rankSeq), the microbatch b, the hidden size h, tp t, the tokens b s/cp
+/// and the model's element bytes e.
+struct TrainingSizes {
+  double s = 0, b = 0, h = 0, t = 1, tokens = 0, e = 2;
+  /// Korthikanti et al. 2022's bytes of a sub-layer: `unsplit` s b h that
+  /// tp does not split (sequence parallelism `sp` does) and `split` s b h
+  /// that it does.
+  double subLayerBytes(double unsplit, double split, bool sp) const {
+    const double sbh = s * b * h;
+    return sp ? (unsplit + split) * sbh / t : sbh * (unsplit + split / t);
+  }
+};
+TrainingSizes trainingSizes(const ModelConfig &c);
+
+/// Bytes a block's own elementwise kernels move in one training forward of
+/// one microbatch on one rank, beyond its residual sub-layer's norm and
+/// add (which every per-layer block has): `forward` in all, of which
+/// `core` is the attention core's (what selective recompute runs again).
+struct ElementwiseTraffic {
+  double forward = 0, core = 0;
+};
+
+/// What a serving engine allocates for a block beyond its weights and
+/// state, in elements of the model's type on one rank: `once` (a buffer
+/// every layer reuses in turn) and `perPieceToken` per token of a prefill
+/// chunk's context piece (MLA's chunked context: vLLM's workspace).
+struct ServingWorkspace {
+  int64_t once = 0, perPieceToken = 0;
+};
+
 /// The state of `layers` alike layers: their blocks' components in order.
 struct LayerState {
   int64_t layers = 0;
@@ -100,6 +144,20 @@ struct BlockInfo {
   /// its latent r_kv and rotary key d_r, whole on every rank); null: the
   /// block keeps nothing between steps.
   std::vector<StateComponent> (*state)(const ModelConfig &c) = nullptr;
+  /// The bytes one instance keeps for its backward in one microbatch on
+  /// one rank under `plan` (its input, norms, dropout masks, the linear
+  /// layers' saved inputs, Korthikanti et al. 2022's terms); null: none.
+  /// A fully recomputed layer keeps only its input (the memory model's).
+  double (*activations)(const ModelConfig &c,
+                        const ActivationPlan &plan) = nullptr;
+  /// Its own elementwise traffic in a training forward (an activation
+  /// function, a permutation, an unfused softmax); null: none.
+  ElementwiseTraffic (*elementwise)(const ModelConfig &c) = nullptr;
+  /// Its serving workspace; null: none.
+  ServingWorkspace (*workspace)(const ModelConfig &c) = nullptr;
+  /// The op that states it in tshape IR ("tshape.attention"), with the
+  /// block op interface: what the IR builder creates for it.
+  const char *opName = nullptr;
 };
 
 const BlockInfo &blockInfo(BlockKind k);
@@ -229,12 +287,35 @@ AttentionSpec mlaContextAttentionKernel(const ModelConfig &c,
                                         int64_t piece);
 /// KV-cache elements per token and layer on one rank: r_kv + d_r.
 std::optional<int64_t> mlaCacheElements(const ModelConfig &c);
+/// The MLA block's serving workspace (vLLM's MLA common backend,
+/// determine_chunked_prefill_workspace_size): the gathered latents
+/// [64 Ki, r_kv + d_r] once, and mlaContextUpElements per piece token.
+ServingWorkspace mlaWorkspace(const ModelConfig &c);
 /// The MLA block's state: the latent (r_kv) and the rotary key (d_r) of
 /// each key, whole on every rank.
 std::vector<StateComponent> mlaState(const ModelConfig &c);
 /// The attention block's state: K and V, 2 x kv heads per rank x head dim
 /// per key, capped by the layer's window.
 std::vector<StateComponent> attentionState(const ModelConfig &c);
+/// Attention.cpp (the MLA block's too): Korthikanti's attention sub-layer,
+/// (5 + i) s b h unsplit and 8 s b h split by tp, and the unfused core's
+/// 5 a s^2 b / t unless recomputed; i the linear input's bytes.
+double attentionActivations(const ModelConfig &c, const ActivationPlan &plan);
+/// The unfused attention core's softmax and dropout on the a/t heads'
+/// scores: (4e + 1) bytes a score, all of it `core`.
+ElementwiseTraffic attentionElementwise(const ModelConfig &c);
+/// Mlp.cpp: Korthikanti's MLP sub-layer, (1 + i) s b h unsplit and
+/// (8 + 4i) s b h split by tp.
+double mlpActivations(const ModelConfig &c, const ActivationPlan &plan);
+/// The activation function: read the up (and gate) output, write the
+/// down projection's input, f/t per token.
+ElementwiseTraffic mlpElementwise(const ModelConfig &c);
+/// Moe.cpp: the sub-layer's input and dropout mask, the router's fp32
+/// logits and, per routed copy, the permuted input, the experts' gate/up
+/// and activation outputs and their output.
+double moeActivations(const ModelConfig &c, const ActivationPlan &plan);
+/// The experts' and shared experts' activations and the permutation.
+ElementwiseTraffic moeElementwise(const ModelConfig &c);
 /// The state of every layer of `c` on one rank: one entry per layer group
 /// (layerGroups), with its blocks' components (BlockInfo::state).
 std::vector<LayerState> modelState(const ModelConfig &c);

@@ -45,16 +45,21 @@ std::string symbolName(const std::string &name) {
   return out;
 }
 
-/// Creates the block op `OpTy` reading `input`, with result type `type`,
-/// and states `c` on it (BlockOpInterface::writeConfig): the attributes
-/// have one writer.
-template <typename OpTy>
-Value createBlockOp(OpBuilder &b, Location loc, Type type, Value input,
-                    const tshape::model::ModelConfig &c) {
-  OperationState state(loc, OpTy::getOperationName());
+/// Creates the block op named `name` (BlockInfo::opName) reading `input`,
+/// with result type `type`, and states `c` on it
+/// (BlockOpInterface::writeConfig): the attributes have one writer. A null
+/// value when no registered op of that name has the block op interface.
+Value createBlockOp(OpBuilder &b, Location loc, StringRef name, Type type,
+                    Value input, const tshape::model::ModelConfig &c) {
+  OperationState state(loc, name);
   state.addOperands(input);
   state.addTypes(type);
-  auto op = cast<tshape::BlockOpInterface>(b.create(state));
+  Operation *created = b.create(state);
+  auto op = dyn_cast<tshape::BlockOpInterface>(created);
+  if (!op) {
+    created->erase();
+    return Value();
+  }
   op.writeConfig(c);
   return op->getResult(0);
 }
@@ -95,9 +100,14 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
 
-  Value x = createBlockOp<tshape::EmbeddingOp>(b, loc, actT,
-                                               entry->getArgument(0), c);
+  auto opName = [](model::BlockKind k) {
+    const char *n = model::blockInfo(k).opName;
+    return StringRef(n ? n : "");
+  };
+  Value x = createBlockOp(b, loc, opName(model::BlockKind::Embedding), actT,
+                          entry->getArgument(0), c);
   const bool parallel = c.residual == tshape::model::ResidualMode::Parallel;
+  bool failedBlock = false;
   // One layer: a tshape.block of its sub-layers.
   auto emitLayer = [&](Value layerIn, const model::LayerKind &layerKind) {
     const std::vector<model::BlockKind> &kinds = layerKind.blocks;
@@ -116,19 +126,15 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
     SmallVector<Value> results;
     for (model::BlockKind k : kinds) {
       Value arg = parallel ? in : prev;
-      switch (k) {
-      case model::BlockKind::Attention:
-        prev = createBlockOp<tshape::AttentionOp>(b, loc, actT, arg, lc);
-        break;
-      case model::BlockKind::Moe:
-        prev = createBlockOp<tshape::MoEOp>(b, loc, actT, arg, c);
-        break;
-      case model::BlockKind::Mla:
-        prev = createBlockOp<tshape::MlaOp>(b, loc, actT, arg, c);
-        break;
-      default:
-        prev = createBlockOp<tshape::MLPOp>(b, loc, actT, arg, c);
-        break;
+      // The block's own op (BlockInfo::opName), created by name.
+      prev = createBlockOp(b, loc, opName(k), actT, arg, lc);
+      if (!prev) {
+        emitError(loc) << "block '" << model::blockInfo(k).name
+                       << "' has no registered op with the block op "
+                          "interface (BlockInfo::opName '"
+                       << opName(k) << "')";
+        failedBlock = true;
+        prev = arg;
       }
       results.push_back(prev);
     }
@@ -156,8 +162,11 @@ OwningOpRef<ModuleOp> tshape::buildModelModule(MLIRContext *ctx,
     tshape::YieldOp::create(b, loc, ValueRange{layer});
     cur = repeat.getResult();
   }
-  Value logits = createBlockOp<tshape::LMHeadOp>(b, loc, logitsT, cur, c);
+  Value logits =
+      createBlockOp(b, loc, opName(model::BlockKind::LMHead), logitsT, cur, c);
   func::ReturnOp::create(b, loc, logits);
+  if (failedBlock)
+    return nullptr;
   return module;
 }
 

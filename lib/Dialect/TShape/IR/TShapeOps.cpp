@@ -350,7 +350,7 @@ LogicalResult MoEOp::verify() {
     return failure();
   model::ModelConfig c = baseConfig(*this, input, {});
   readConfig(c);
-  c.layerBlocks = {model::BlockKind::Moe};
+  c.layerBlocks = {*model::parseBlock(getBlockName())};
   return verifyNoOverflow(*this, c);
 }
 
@@ -429,7 +429,7 @@ LogicalResult MlaOp::verify() {
     return failure();
   model::ModelConfig c = baseConfig(*this, input, {});
   readConfig(c);
-  c.layerBlocks = {model::BlockKind::Mla};
+  c.layerBlocks = {*model::parseBlock(getBlockName())};
   return verifyNoOverflow(*this, c);
 }
 
