@@ -101,9 +101,11 @@ TEST(Inference, ComputeBoundBatchGrows) {
   std::string err;
   auto e = estimateInference(below, RunShape::decode(4097), h100(), {}, err);
   ASSERT_TRUE(e);
-  for (const InferenceKernel &k : e->kernels)
-    if (k.name == "mlp_down")
+  for (const InferenceKernel &k : e->kernels) {
+    if (k.name == "mlp_down") {
       EXPECT_NE(k.regime, "compute");
+    }
+  }
 }
 
 TEST(Inference, StateComponentsPerRankAndWindow) {

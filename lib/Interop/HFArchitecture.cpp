@@ -124,6 +124,11 @@ void gptOssQuirks(Reader &r, Architecture &a) {
   a.attentionSinks = true;
   a.routerNormTopk = true;
   a.linearBias = r.flag({"attention_bias"}, true).value_or(true);
+  // GptOssExperts: gate * sigmoid(1.702 gate) times (up + 1), gate and up
+  // clamped at swiglu_limit (7).
+  a.quickGeglu = true;
+  a.gluLinearOffset = 1;
+  a.gluClamp = r.number({"swiglu_limit"}, 7).value_or(7);
 }
 
 void llama4Quirks(Reader &r, Architecture &a) {

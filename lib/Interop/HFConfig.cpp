@@ -10,6 +10,7 @@
 
 #include "HFArchitecture.h"
 #include "HFConfigTypes.h"
+#include "HFFamilies.h"
 #include "HFReader.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -123,34 +124,6 @@ json::Object mergedObject(const json::Object &root, const TypeSpec &spec,
   return merged;
 }
 
-/// DeepSeek's MoE layers (modeling_deepseek.py, DeepseekV2/V3DecoderLayer):
-/// layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq
-/// == 0; the first first_k_dense_replace layers are dense MLPs of
-/// intermediate_size.
-std::optional<std::vector<bool>>
-deepseekMoeLayers(Reader &r, const json::Object &obj, int64_t layers) {
-  // first_k_dense_replace may be 0 (every layer MoE), which r.size rejects.
-  int64_t firstDense = 0;
-  if (const char *k = r.find({"first_k_dense_replace"})) {
-    std::optional<int64_t> v = obj.get(k)->getAsInteger();
-    if (!v || *v < 0 || *v > layers)
-      return r.fail(k,
-                    llvm::formatv("key '{0}': expected the number of dense "
-                                  "layers, an integer in [0, {1}] "
-                                  "(num_hidden_layers), got {2}",
-                                  k, layers, Reader::render(*obj.get(k))),
-                    std::optional<std::vector<bool>>());
-    firstDense = *v;
-  }
-  auto freq = r.size({"moe_layer_freq"}, 1, "MoE layer frequency");
-  if (!freq)
-    return std::nullopt;
-  std::vector<bool> moe(static_cast<size_t>(layers));
-  for (int64_t i = 0; i < layers; ++i)
-    moe[i] = i >= firstDense && i % *freq == 0;
-  return moe;
-}
-
 /// Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): its sizes, the
 /// shared experts (n_shared_experts of moe_intermediate_size each), and
 /// the MLA block in place of the attention block in every layer.
@@ -185,66 +158,16 @@ bool readMla(const TypeSpec &spec, Reader &r, ModelConfig &c) {
   return true;
 }
 
-/// Whether each layer is a MoE layer, by the type's rule (transformers'
-/// modeling code): Qwen2/3-MoE: not in mlp_only_layers and (i + 1) %
-/// decoder_sparse_step == 0; Llama 4: i in moe_layers, by default every
-/// interleave_moe_layer_step-th layer counting from step - 1; the others:
-/// every layer.
-std::optional<std::vector<bool>> moeLayers(const TypeSpec &spec, Reader &r,
-                                           const json::Object &obj,
-                                           int64_t layers) {
-  std::vector<bool> moe(size_t(layers), true);
-  auto indices = [&](const char *key) -> std::optional<std::vector<int64_t>> {
-    std::vector<int64_t> out;
-    const json::Value *v = obj.get(key);
-    if (!v || v->kind() == json::Value::Null)
-      return out;
-    const json::Array *a = v->getAsArray();
-    if (!a)
-      return r.fail(key, std::string("key '") + key +
-                             "': expected a list of layer indices",
-                    std::optional<std::vector<int64_t>>());
-    for (const json::Value &e : *a) {
-      std::optional<int64_t> i = e.getAsInteger();
-      if (!i || *i < 0 || *i >= layers)
-        return r.fail(key,
-                      std::string("key '") + key + "': expected layer " +
-                          "indices in [0, " + std::to_string(layers) + ")",
-                      std::optional<std::vector<int64_t>>());
-      out.push_back(*i);
-    }
-    return out;
-  };
-  const std::string type = spec.type;
-  if (type == "qwen2_moe" || type == "qwen3_moe") {
-    auto step = r.size({"decoder_sparse_step"}, 1, "sparse step");
-    auto dense = indices("mlp_only_layers");
-    if (!step || !dense)
-      return std::nullopt;
-    for (int64_t i = 0; i < layers; ++i)
-      moe[i] = (i + 1) % *step == 0;
-    for (int64_t i : *dense)
-      moe[i] = false;
-  } else if (!spec.kvLoraRank.empty()) {
-    return deepseekMoeLayers(r, obj, layers);
-  } else if (type == "llama4") {
-    auto step = r.size({"interleave_moe_layer_step"}, 1, "interleave step");
-    auto listed = indices("moe_layers");
-    if (!step || !listed)
-      return std::nullopt;
-    for (int64_t i = 0; i < layers; ++i)
-      moe[i] = listed->empty() ? i % *step == *step - 1
-                               : llvm::is_contained(*listed, i);
-  }
-  return moe;
-}
-
 /// The stack of these layers: uniform (empty) when they are all alike, one
 /// repeated pattern when they are periodic (an interleave), else a segment
 /// per run of alike layers (dense then MoE).
 std::vector<StackSegment> stackOf(const std::vector<LayerKind> &layers) {
+  // Any period up to half the layers, bounded so that a corrupt count (up
+  // to kMaxImportLayers) stays linear: a pattern is at most a model's
+  // layers, and the deepest models have about 128.
+  constexpr size_t kMaxPeriod = 256;
   const size_t n = layers.size();
-  for (size_t period = 1; period <= std::min<size_t>(n / 2, 8); ++period) {
+  for (size_t period = 1; period <= std::min(n / 2, kMaxPeriod); ++period) {
     bool periodic = true;
     for (size_t i = period; i < n && periodic; ++i)
       periodic = layers[i] == layers[i - period];
@@ -413,9 +336,19 @@ std::vector<std::string> tshape::supportedModelTypes() {
   return out;
 }
 
-std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
-                                                  const ImportOptions &opts,
-                                                  ImportDiagnostic &diag) {
+namespace {
+/// A config parsed and its family's row: the object, the model_type it
+/// states and the family it is read as (--as-model-type).
+struct ParsedConfig {
+  json::Value value = nullptr;
+  const TypeSpec *spec = nullptr;
+  std::string type, family;
+};
+
+/// Parses `text` and finds its family's row; nullopt with `diag` set.
+std::optional<ParsedConfig> parseConfig(llvm::StringRef text,
+                                        const ImportOptions &opts,
+                                        ImportDiagnostic &diag) {
   if (text.trim().empty()) {
     diag.message = "empty file: expected a JSON object";
     return std::nullopt;
@@ -453,12 +386,14 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   }
   // --as-model-type reads the keys as that family's, whatever the file
   // says (a fine-tune or a renamed architecture).
-  const std::string family = opts.asModelType.empty() ? *type : opts.asModelType;
-  const TypeSpec *spec = findType(family);
-  if (!spec) {
+  ParsedConfig out;
+  out.type = *type;
+  out.family = opts.asModelType.empty() ? *type : opts.asModelType;
+  out.spec = findType(out.family);
+  if (!out.spec) {
     if (!opts.asModelType.empty()) {
-      diag.message = "--as-model-type: unsupported model type '" + family +
-                     "' (supported: " + knownTypes() + ")";
+      diag.message = "--as-model-type: unsupported model type '" +
+                     out.family + "' (supported: " + knownTypes() + ")";
       return std::nullopt;
     }
     root.fail("model_type", "key 'model_type': unsupported model type '" +
@@ -469,125 +404,75 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
   }
   // A nested sub-object (Llama 4's text_config, DBRX's ffn_config) must be
   // one: a string or a list there is an error at its key.
-  for (const char *n : spec->nested)
+  for (const char *n : out.spec->nested)
     if (const json::Value *v = obj->get(n); v && !v->getAsObject()) {
       root.fail(n, std::string("key '") + n + "': expected an object (the "
                    "nested config), got " + Reader::kindName(*v));
       return std::nullopt;
     }
-  // The type's keys, nested sub-objects included.
-  std::map<std::string, std::string> origin;
-  const json::Object merged = mergedObject(*obj, *spec, origin);
-  Reader r(text, merged, diag, &origin);
-  if (spec->unsupportedKey) {
-    const char *at = r.find({spec->unsupportedKey}) ? spec->unsupportedKey
-                                                    : "model_type";
-    r.fail(at, std::string("key '") + at + "': model type '" + family +
-                   "': " + spec->unsupportedWhy);
-    return std::nullopt;
-  }
+  out.value = std::move(*parsed);
+  return out;
+}
 
-  ModelConfig c;
-  c.name = opts.name.empty() ? *type : opts.name;
-  c.modelType = family;
-  setParam(c, Param::Microbatch, opts.microbatch);
-  setParam(c, Param::Seq, opts.seq);
-  c.parallel = opts.parallel;
-  c.dtype = opts.dtype;
-  // The sizes every type states.
+/// The sizes every type states (hidden, heads, layers, vocabulary) and
+/// its attention's and MLP's (the MLP size, the key/value heads, the head
+/// dim, the residual, tying, the activation), by the row's keys and the
+/// family's hooks; false with `r` failed.
+bool readSizes(const TypeSpec &spec, const hf::FamilyHooks &hooks, Reader &r,
+               ModelConfig &c) {
   for (Param p : {Param::Hidden, Param::Heads, Param::Layers, Param::Vocab}) {
     const KeyField &f = keyField(p);
-    if (auto v = r.size(spec->*f.keys, classDefault(*spec, p, 0), f.what))
+    if (auto v = r.size(spec.*f.keys, classDefault(spec, p, 0), f.what))
       setParam(c, p, *v);
   }
   if (r.failed())
-    return std::nullopt;
+    return false;
   // The importer keeps one entry per layer (MoE and window patterns): a
   // bound, far above any model's (the deepest ones have about 128), keeps
   // a corrupt count from allocating terabytes.
   constexpr int64_t kMaxImportLayers = 100'000;
   if (getParam(c, Param::Layers) > kMaxImportLayers) {
-    const char *key = r.find(spec->layers);
-    return r.fail(key,
-                  std::string("key '") + (key ? key : "layers") + "': " +
-                      std::to_string(getParam(c, Param::Layers)) +
-                      " layers is more than tshape imports (at most " +
-                      std::to_string(kMaxImportLayers) + ")",
-                  std::optional<ModelConfig>());
+    const char *key = r.find(spec.layers);
+    return r.fail(key, std::string("key '") + (key ? key : "layers") + "': " +
+                           std::to_string(getParam(c, Param::Layers)) +
+                           " layers is more than tshape imports (at most " +
+                           std::to_string(kMaxImportLayers) + ")",
+                  false);
   }
   const int64_t hidden = getParam(c, Param::Hidden),
                 heads = getParam(c, Param::Heads);
-
-  int64_t innerDefault = spec->innerDefault;
-  if (!innerDefault) {
-    auto four = checkedMul(4, hidden);
-    if (!four)
-      return r.fail(r.find(spec->hidden),
+  std::optional<int64_t> innerDefault = spec.innerDefault;
+  if (!spec.innerDefault) {
+    innerDefault = checkedMul(4, hidden);
+    if (!innerDefault)
+      return r.fail(r.find(spec.hidden),
                     "hidden size " + std::to_string(hidden) +
                         " is too large: 4 x hidden overflows 64 bits",
-                    std::optional<ModelConfig>());
-    innerDefault = *four;
+                    false);
   }
-  if (family == "mpt") {
-    // MPT: ffn_config.ffn_hidden_size, else expansion_ratio (4) x d_model.
-    auto ratio = r.size({"expansion_ratio"}, 4, "MLP expansion ratio");
-    auto f = checkedMul(ratio.value_or(1), hidden);
-    if (!ratio || !f)
-      return r.fail(r.find({"expansion_ratio"}),
-                    "key 'expansion_ratio': expansion_ratio x d_model "
-                    "overflows 64 bits",
-                    std::optional<ModelConfig>());
-    innerDefault = *f;
-  }
-  auto inner = r.size(spec->inner, innerDefault, keyField(Param::Ffn).what);
-  // Key/value heads; Falcon's own rules first.
-  const char *kvWhat = keyField(Param::KvHeads).what;
+  if (hooks.innerDefault && !(innerDefault = hooks.innerDefault(r, hidden)))
+    return false;
+  auto inner = r.size(spec.inner, *innerDefault, keyField(Param::Ffn).what);
+  // Key/value heads: the family's flags, else the row's key.
   std::optional<int64_t> kv = heads;
-  if (family == "falcon") {
-    auto newArch = r.flag({"new_decoder_architecture"}, false);
-    auto multiQuery = r.flag({"multi_query"}, true);
-    if (newArch && *newArch)
-      kv = r.size(spec->kvHeads, heads, kvWhat);
-    else if (multiQuery && *multiQuery)
-      kv = 1;
-  } else if (family == "RefinedWeb" || family == "RefinedWebModel") {
-    // configuration_RW.py: n_head_kv when given, else multi_query (false).
-    auto multiQuery = r.flag({"multi_query"}, false);
-    if (r.find(spec->kvHeads))
-      kv = r.size(spec->kvHeads, heads, kvWhat);
-    else if (multiQuery && *multiQuery)
-      kv = 1;
-  } else if (family == "mpt") {
-    // attn_config.attn_type: multiquery_attention (1 kv head),
-    // grouped_query_attention (kv_n_heads, default 1), else multi-head.
-    const char *typeKey = nullptr;
-    std::optional<std::string> attnType = r.string({"attn_type"}, &typeKey);
-    if (attnType && *attnType == "multiquery_attention")
-      kv = 1;
-    else if (attnType && *attnType == "grouped_query_attention")
-      kv = r.size(spec->kvHeads, 1, kvWhat);
-  } else if (family == "chatglm") {
-    // multi_query_attention (false): multi_query_group_num (1) kv heads.
-    auto multiQuery = r.flag({"multi_query_attention"}, false);
-    if (multiQuery && *multiQuery)
-      kv = r.size(spec->kvHeads, 1, kvWhat);
-  } else if (!spec->kvHeads.empty()) {
-    kv = r.size(spec->kvHeads, classDefault(*spec, Param::KvHeads, heads),
-                kvWhat);
-  }
+  if (hooks.kvHeads)
+    kv = hooks.kvHeads(spec, r, heads);
+  else if (!spec.kvHeads.empty())
+    kv = r.size(spec.kvHeads, classDefault(spec, Param::KvHeads, heads),
+                keyField(Param::KvHeads).what);
   std::optional<int64_t> headDim = 0;
-  if (!spec->headDim.empty() && (r.find(spec->headDim) || spec->headDimDefault))
-    headDim = r.size(spec->headDim, spec->headDimDefault,
+  if (!spec.headDim.empty() && (r.find(spec.headDim) || spec.headDimDefault))
+    headDim = r.size(spec.headDim, spec.headDimDefault,
                      keyField(Param::HeadDim).what);
-  auto parallel = r.flag(spec->parallelResidual, spec->parallelDefault);
-  auto tied = r.flag({"tie_word_embeddings"}, spec->tiedDefault);
+  auto parallel = r.flag(spec.parallelResidual, spec.parallelDefault);
+  auto tied = r.flag({"tie_word_embeddings"}, spec.tiedDefault);
   const char *actKey = nullptr;
-  std::optional<std::string> actName = r.string(spec->activation, &actKey);
-  if (r.failed())
-    return std::nullopt;
+  std::optional<std::string> actName = r.string(spec.activation, &actKey);
+  if (r.failed() || !inner || !kv || !headDim || !parallel || !tied)
+    return false;
   setParam(c, Param::Ffn, *inner);
-  c.mlp.gated = spec->gated;
-  c.mlp.activation = spec->activationDefault;
+  c.mlp.gated = spec.gated;
+  c.mlp.activation = spec.activationDefault;
   if (actName) {
     auto act = parseActivation(*actName);
     if (!act)
@@ -595,68 +480,112 @@ std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
                     std::string("key '") + actKey +
                         "': unsupported activation '" + *actName +
                         "' (supported: gelu*, relu, silu, swish)",
-                    std::optional<ModelConfig>());
+                    false);
     c.mlp.activation = *act;
   }
   setParam(c, Param::KvHeads, *kv);
   setParam(c, Param::HeadDim, *headDim);
-  c.attention.causal = spec->causal;
-  c.attention.fused = opts.fusedAttention;
+  c.attention.causal = spec.causal;
   c.residual = *parallel ? ResidualMode::Parallel : ResidualMode::Sequential;
   c.tiedEmbeddings = *tied;
+  return true;
+}
 
-  // The layers: MoE or dense MLP, windowed or full attention.
-  std::vector<LayerKind> layers(size_t(getParam(c, Param::Layers)),
-                                LayerKind{c.layerBlocks});
-  // Mixture of experts: its sizes, and which layers it replaces the MLP in.
-  if (!spec->experts.empty()) {
+/// The layers: the experts' sizes, each layer's blocks by the family's
+/// layer plan (hf::FamilyHooks::layerPlan), windowed or full attention,
+/// and the stack they make; false with `r` failed.
+bool readLayers(const TypeSpec &spec, const hf::FamilyHooks &hooks,
+                Reader &r, const json::Object &merged, llvm::StringRef family,
+                ModelConfig &c) {
+  const int64_t n = getParam(c, Param::Layers);
+  const bool experts = !spec.experts.empty();
+  if (experts) {
     for (Param p : {Param::Experts, Param::TopK, Param::MoeFfn}) {
       const KeyField &f = keyField(p);
-      if (auto v = r.size(spec->*f.keys, 0, f.what))
+      if (auto v = r.size(spec.*f.keys, 0, f.what))
         setParam(c, p, *v);
     }
-    if (r.find(spec->sharedInner))
-      if (auto v = r.size(spec->sharedInner, 0, keyField(Param::SharedFfn).what)) {
+    if (r.find(spec.sharedInner))
+      if (auto v =
+              r.size(spec.sharedInner, 0, keyField(Param::SharedFfn).what)) {
         setParam(c, Param::SharedExperts, 1);
         setParam(c, Param::SharedFfn, *v);
       }
-    if (spec->sharedIsMoeInner) {
+    if (spec.sharedIsMoeInner) {
       setParam(c, Param::SharedExperts, 1);
       setParam(c, Param::SharedFfn, getParam(c, Param::MoeFfn));
     }
-    auto moe = moeLayers(*spec, r, merged, getParam(c, Param::Layers));
-    if (r.failed() || !moe)
-      return std::nullopt;
     c.moe.gated = true;
     c.moe.activation = c.mlp.activation;
-    bool dense = false;
-    for (size_t i = 0; i < moe->size(); ++i) {
-      layers[i].blocks = {BlockKind::Attention,
-                          (*moe)[i] ? BlockKind::Moe : BlockKind::Mlp};
-      dense |= !(*moe)[i];
-    }
-    // A model with no dense layer has no dense MLP size.
-    if (!dense)
-      setParam(c, Param::Ffn, 0);
   }
-  if (const hf::WindowSpec *w = hf::windowSpec(family)) {
-    if (!readWindows(*w, r, merged, c, layers))
-      return std::nullopt;
+  std::optional<std::vector<LayerKind>> layers =
+      hooks.layerPlan ? hooks.layerPlan(r, merged, n, experts)
+                      : hf::uniformLayers(n, experts);
+  if (r.failed() || !layers)
+    return false;
+  if (int64_t(layers->size()) != n)
+    return r.fail(r.find(spec.layers),
+                  "the layer plan of '" + family.str() + "' gives " +
+                      std::to_string(layers->size()) + " layers, not " +
+                      std::to_string(n),
+                  false);
+  // A model with no dense MLP layer has no dense MLP size.
+  if (experts && llvm::none_of(*layers, [](const LayerKind &k) {
+        return llvm::is_contained(k.blocks, BlockKind::Mlp);
+      }))
+    setParam(c, Param::Ffn, 0);
+  if (const hf::WindowSpec *w = hf::windowSpec(family))
+    if (!readWindows(*w, r, merged, c, *layers))
+      return false;
+  c.stack = stackOf(*layers);
+  if (!layers->empty()) {
+    c.layerBlocks = layers->front().blocks;
+    c.attention.fullAttention = layers->front().fullAttention;
   }
-  c.stack = stackOf(layers);
-  if (!layers.empty()) {
-    c.layerBlocks = layers.front().blocks;
-    c.attention.fullAttention = layers.front().fullAttention;
+  return true;
+}
+} // namespace
+
+std::optional<ModelConfig> tshape::importHFConfig(llvm::StringRef text,
+                                                  const ImportOptions &opts,
+                                                  ImportDiagnostic &diag) {
+  std::optional<ParsedConfig> p = parseConfig(text, opts, diag);
+  if (!p)
+    return std::nullopt;
+  const TypeSpec &spec = *p->spec;
+  const hf::FamilyHooks &hooks = hf::familyHooks(p->family);
+  // The type's keys, nested sub-objects included.
+  std::map<std::string, std::string> origin;
+  const json::Object merged =
+      mergedObject(*p->value.getAsObject(), spec, origin);
+  Reader r(text, merged, diag, &origin);
+  if (spec.unsupportedKey) {
+    const char *at =
+        r.find({spec.unsupportedKey}) ? spec.unsupportedKey : "model_type";
+    r.fail(at, std::string("key '") + at + "': model type '" + p->family +
+                   "': " + spec.unsupportedWhy);
+    return std::nullopt;
   }
 
-  if (!spec->kvLoraRank.empty() && !readMla(*spec, r, c))
+  ModelConfig c;
+  c.name = opts.name.empty() ? p->type : opts.name;
+  c.modelType = p->family;
+  setParam(c, Param::Microbatch, opts.microbatch);
+  setParam(c, Param::Seq, opts.seq);
+  c.parallel = opts.parallel;
+  c.dtype = opts.dtype;
+  c.attention.fused = opts.fusedAttention;
+  if (!readSizes(spec, hooks, r, c) ||
+      !readLayers(spec, hooks, r, merged, p->family, c))
+    return std::nullopt;
+  if (!spec.kvLoraRank.empty() && !readMla(spec, r, c))
     return std::nullopt;
   // What the model is beyond its sizes (positions, norms, biases, router).
-  if (!hf::readArchitecture(family, r, c.arch))
+  if (!hf::readArchitecture(p->family, r, c.arch))
     return std::nullopt;
 
   if (auto v = checkModel(c)) {
-    const char *key = ruleKey(*spec, r, v->rule);
+    const char *key = ruleKey(spec, r, v->rule);
     std::string where = key ? std::string("key '") + key + "': " : "";
     return r.fail(key, where + "rule " + v->rule + ": " + v->message,
                   std::optional<ModelConfig>());
@@ -771,14 +700,14 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
     return std::nullopt;
   }
   const std::string type = spec->type;
-  // Types whose key/value heads or MLP size follow flags (written below).
-  const bool flaggedKv = type == "falcon" || type == "mpt" || type == "chatglm";
+  // A family that states its key/value heads or its MLP size with flags
+  // writes them itself (hf::FamilyHooks, below).
+  const hf::FamilyHooks &hooks = hf::familyHooks(type);
   for (const KeyField &f : kKeyFields) {
     const int64_t v = getParam(c, f.param), old = was ? getParam(*was, f.param) : 0;
-    // Falcon states its key/value heads with flags; a head dim of 0 is
-    // implicit (hidden/heads) and has no key.
-    if ((f.param == Param::KvHeads && flaggedKv) ||
-        (f.param == Param::Ffn && type == "mpt") ||
+    // A head dim of 0 is implicit (hidden/heads) and has no key.
+    if ((f.param == Param::KvHeads && hooks.exportKvHeads) ||
+        (f.param == Param::Ffn && hooks.exportInner) ||
         (f.param == Param::HeadDim && v == 0) ||
         (f.param == Param::Ffn && v == 0) ||
         (f.param == Param::SharedFfn && v == 0) ||
@@ -786,52 +715,18 @@ tshape::exportHFConfig(const ModelConfig &c, const std::string &modelType,
       continue;
     put(spec->*f.keys, v, old);
   }
-  if (std::string(spec->type) == "falcon") {
-    int64_t old = was ? getParam(*was, Param::KvHeads) : 0;
-    if (!was || kvHeads != old) {
-      bool mq = kvHeads == 1;
-      out["multi_query"] = mq;
-      out["new_decoder_architecture"] = !mq;
-      if (!mq)
-        out["num_kv_heads"] = kvHeads;
-    }
-  }
-  // Writes `value` at `key` of the sub-object `sub` (created if need be),
-  // or at the top level.
-  auto putIn = [&](const char *sub, const char *key, json::Value value) {
-    if (!sub) {
-      out[key] = std::move(value);
-      return;
-    }
-    if (!out.getObject(sub))
-      out[sub] = json::Object();
-    (*out.getObject(sub))[key] = std::move(value);
-  };
-  const int64_t heads = getParam(c, Param::Heads);
-  const bool kvChanged = !was || kvHeads != getParam(*was, Param::KvHeads);
-  if (type == "mpt") {
-    if (kvChanged) {
-      putIn("attn_config", "attn_type",
-            kvHeads == heads ? "multihead_attention"
-            : kvHeads == 1   ? "multiquery_attention"
-                             : "grouped_query_attention");
-      if (kvHeads != heads && kvHeads != 1)
-        putIn("attn_config", "kv_n_heads", kvHeads);
-    }
-    if (!was || ffn != getParam(*was, Param::Ffn)) {
-      if (ffn % hidden == 0 && !(base && base->getObject("ffn_config") &&
-                                 base->getObject("ffn_config")->get(
-                                     "ffn_hidden_size")))
-        out["expansion_ratio"] = ffn / hidden;
-      else
-        putIn("ffn_config", "ffn_hidden_size", ffn);
-    }
-  }
-  if (type == "chatglm" && kvChanged) {
-    out["multi_query_attention"] = kvHeads != heads;
-    if (kvHeads != heads)
-      out["multi_query_group_num"] = kvHeads;
-  }
+  hf::ExportSizes sizes;
+  sizes.heads = getParam(c, Param::Heads);
+  sizes.kvHeads = kvHeads;
+  sizes.hidden = hidden;
+  sizes.ffn = ffn;
+  sizes.kvChanged = !was || kvHeads != getParam(*was, Param::KvHeads);
+  sizes.ffnChanged = !was || ffn != getParam(*was, Param::Ffn);
+  sizes.base = base;
+  if (hooks.exportKvHeads)
+    hooks.exportKvHeads(sizes, out);
+  if (hooks.exportInner)
+    hooks.exportInner(sizes, out);
   // The window, where the type states one (hf::WindowSpec): written when
   // it changed; which layers use it is the type's rule, kept.
   if (const hf::WindowSpec *w = hf::windowSpec(type)) {

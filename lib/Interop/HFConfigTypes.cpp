@@ -264,7 +264,18 @@ const WindowSpec kWindows[] = {
 };
 } // namespace
 
-llvm::ArrayRef<TypeSpec> tshape::hf::typeSpecs() { return kSpecs; }
+namespace {
+std::vector<TypeSpec> &table() {
+  static std::vector<TypeSpec> t(std::begin(kSpecs), std::end(kSpecs));
+  return t;
+}
+} // namespace
+
+llvm::ArrayRef<TypeSpec> tshape::hf::typeSpecs() { return table(); }
+
+void tshape::hf::addTypeSpec(TypeSpec spec) {
+  table().push_back(std::move(spec));
+}
 
 const tshape::hf::WindowSpec *tshape::hf::windowSpec(llvm::StringRef type) {
   for (const WindowSpec &w : kWindows)

@@ -85,8 +85,11 @@ const WindowSpec *windowSpec(llvm::StringRef type);
 /// Every window row (hfKeysInUse).
 llvm::ArrayRef<WindowSpec> windowSpecs();
 
-/// The table, in documentation order.
+/// The table, in documentation order, then the rows registered
+/// (registerFamily, HFFamilies.h).
 llvm::ArrayRef<TypeSpec> typeSpecs();
+/// Appends a row (registerFamily's).
+void addTypeSpec(TypeSpec spec);
 
 } // namespace tshape::hf
 

@@ -509,13 +509,20 @@ void modelArguments(const ModelConfig &c, int64_t originalVocab,
   if (hasBlock(c, BlockKind::Mla))
     mlaArguments(c, line, notes);
   windowArguments(c, line, notes);
-  if (c.modelType == "gpt_oss") {
-    // gpt-oss's experts run x * sigmoid(1.702 x) gated, clamped at 7, with
-    // the up projection offset by 1: no GEMM effect (the importer reads
-    // past it), written as the public gpt-oss launches of Megatron-LM
+  if (c.arch.quickGeglu) {
+    // gpt-oss's experts run x * sigmoid(1.702 x) gated, clamped at its
+    // swiglu_limit, with the up projection offset by 1 (Architecture): no
+    // GEMM effect, written as the public gpt-oss launches of Megatron-LM
     // write it.
-    line.flag("--quick-geglu --glu-linear-offset 1.0 "
-              "--activation-func-clamp-value 7.0");
+    auto decimal = [](double v) {
+      std::string s = real(v);
+      return s.find_first_of(".e") == std::string::npos ? s + ".0" : s;
+    };
+    line.flag("--quick-geglu");
+    if (c.arch.gluLinearOffset != 0)
+      line.flag("--glu-linear-offset " + decimal(c.arch.gluLinearOffset));
+    if (c.arch.gluClamp > 0)
+      line.flag("--activation-func-clamp-value " + decimal(c.arch.gluClamp));
   } else if ((c.mlp.gated || value(Param::Experts)) &&
              (value(Param::Ffn) == 0 ||
               c.mlp.activation == Activation::SiLU)) {

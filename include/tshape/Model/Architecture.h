@@ -104,6 +104,12 @@ struct Architecture {
   bool embeddingScale = false; ///< embeddings times sqrt(hidden) (Gemma)
   double logitSoftcap = 0, attentionSoftcap = 0;
   bool attentionSinks = false; ///< learned per-head sink logits (gpt-oss)
+  /// gpt-oss's gated activation (GptOssExperts): the gate through
+  /// x * sigmoid(1.702 x) (quick GELU), the up projection offset by
+  /// `gluLinearOffset`, both clamped at `gluClamp` (swiglu_limit); 0 and
+  /// false: a plain gated activation.
+  bool quickGeglu = false;
+  double gluLinearOffset = 0, gluClamp = 0;
   double qkvClip = 0;          ///< DBRX's clip_qkv
   bool scaledResiduals = false; ///< Granite's embedding/residual/logit multipliers
   int64_t noRopeEvery = 0;     ///< every N-th layer has no rotary embedding (Llama 4)
