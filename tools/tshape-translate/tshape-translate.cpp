@@ -11,6 +11,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Interop/HFConfig.h"
 #include "tshape/Interop/Megatron.h"
+#include "tshape/Tools/RunOptions.h"
 #include "tshape/Tools/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -210,89 +211,25 @@ LogicalResult exportHF(Operation *op, llvm::raw_ostream &os) {
 
 /// The run shape the import options state, and the sequence length s of
 /// the IR's tensors (--seq, a prefill's --chunk, a decode step's 1 +
-/// draft); an error naming the option and its fix otherwise.
+/// draft): runFromOptions, the rules tshape advise reads them by.
 std::optional<std::pair<tshape::model::RunShape, int64_t>>
 importRunShape(std::string &error) {
-  using tshape::model::Phase;
-  const bool phaseGiven = phaseOpt.getNumOccurrences() > 0;
-  const Phase phase = phaseGiven ? phaseOpt.getValue() : Phase::Prefill;
-  const std::string phaseName = tshape::model::phaseName(phase);
-  auto needs = [&](const char *option, const char *phases) {
-    error = std::string(option) + " needs --phase=" + phases +
-            (phaseGiven ? " (got --phase=" + phaseName + ")"
-                        : " (no --phase given)");
-    return std::nullopt;
-  };
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"--context",
-                                                          contextOpt},
-                         {"--chunk", chunkOpt},
-                         {"--draft-tokens", draftOpt}})
-    if (v < 0) {
-      error = std::string(name) + " must be >= 0, got " + std::to_string(v);
-      return std::nullopt;
-    }
-  const bool inference = phaseGiven && phase != Phase::Train;
-  if ((contextOpt.getNumOccurrences() || kvCacheOpt.getNumOccurrences()) &&
-      !inference)
-    return needs(contextOpt.getNumOccurrences() ? "--context"
-                                                : "--kv-cache-dtype",
-                 "prefill or --phase=decode");
-  if (chunkOpt.getNumOccurrences() && !(phaseGiven && phase == Phase::Prefill))
-    return needs("--chunk", "prefill");
-  if (draftOpt.getNumOccurrences() && !(phaseGiven && phase == Phase::Decode))
-    return needs("--draft-tokens", "decode");
-  tshape::model::RunShape run{phase, 0, draftOpt};
-  if (!kvCacheOpt.empty()) {
-    run.kvCache = tshape::model::parseDType(kvCacheOpt);
-    if (!run.kvCache || *run.kvCache == tshape::model::DType::FP32 ||
-        *run.kvCache == tshape::model::DType::TF32) {
-      error = "--kv-cache-dtype: unknown KV-cache element type '" +
-              kvCacheOpt.getValue() + "' (expected bf16, fp16 or fp8)";
-      return std::nullopt;
-    }
-  }
-  if (!precisionOpt.empty()) {
-    run.precision = tshape::parsePrecision(precisionOpt);
-    if (!run.precision) {
-      error = "--precision: unknown precision '" + precisionOpt.getValue() +
-              "' (expected " + tshape::precisionNames() + ")";
-      return std::nullopt;
-    }
-  }
-  int64_t seq = seqOpt;
-  if (phase == Phase::Decode && phaseGiven) {
-    if (seqOpt.getNumOccurrences()) {
-      error = "--seq is a prompt's length; a decode step's tensors hold its " +
-              std::to_string(1 + draftOpt) +
-              " new tokens per sequence: give the cached tokens as "
-              "--context (and drafts as --draft-tokens) instead";
-      return std::nullopt;
-    }
-    if (contextOpt <= 0) {
-      error = "--phase=decode needs --context > 0: the tokens in each "
-              "sequence's KV cache (for example --context=4096)";
-      return std::nullopt;
-    }
-    seq = 1 + draftOpt;
-  }
-  if (chunkOpt.getNumOccurrences()) {
-    if (seqOpt.getNumOccurrences()) {
-      error = "--chunk " + std::to_string(chunkOpt) + " and --seq " +
-              std::to_string(seqOpt) +
-              " both give the prefill's tokens per sequence; give one "
-              "(--chunk with --context for a chunk after cached tokens)";
-      return std::nullopt;
-    }
-    if (chunkOpt <= 0) {
-      error = "--chunk must be positive, got " + std::to_string(chunkOpt);
-      return std::nullopt;
-    }
-    seq = chunkOpt;
-  }
-  // Keys: the cached tokens and the step's own.
-  if (contextOpt > 0)
-    run.kvLength = contextOpt + seq;
-  return std::make_pair(run, seq);
+  tshape::RunInputs in;
+  if (phaseOpt.getNumOccurrences())
+    in.phase = phaseOpt.getValue();
+  in.seq = seqOpt;
+  in.seqGiven = seqOpt.getNumOccurrences() > 0;
+  if (contextOpt.getNumOccurrences())
+    in.context = contextOpt.getValue();
+  if (chunkOpt.getNumOccurrences())
+    in.chunk = chunkOpt.getValue();
+  if (draftOpt.getNumOccurrences())
+    in.draft = draftOpt.getValue();
+  if (kvCacheOpt.getNumOccurrences())
+    in.kvCache = kvCacheOpt.getValue();
+  if (precisionOpt.getNumOccurrences())
+    in.precision = precisionOpt.getValue();
+  return tshape::runFromOptions(in, error);
 }
 
 /// The model of the config in `sourceMgr` under the import options, with

@@ -15,6 +15,7 @@
 #include "tshape/Report/AdviseReport.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Support/Progress.h"
+#include "tshape/Tools/RunOptions.h"
 #include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -138,42 +139,24 @@ cl::opt<std::string>
 bool given(const cl::Option &o) { return o.getNumOccurrences() > 0; }
 
 /// The run the options ask for, and the tokens per sequence the model is
-/// imported with; nullopt after printing the error.
+/// imported with (runFromOptions: the rules tshape-translate reads them
+/// by); nullopt after printing the error.
 std::optional<std::pair<model::RunShape, int64_t>> runShape() {
-  if (context < 0) {
-    fail("--context must be >= 0, got " + std::to_string(context));
-    return std::nullopt;
-  }
-  if (given(context) && phase == model::Phase::Train) {
-    fail("--context needs --phase=prefill or --phase=decode");
-    return std::nullopt;
-  }
-  int64_t s = seq;
-  model::RunShape run{phase, 0};
-  if (given(precisionOpt)) {
-    run.precision = parsePrecision(precisionOpt);
-    if (!run.precision) {
-      fail("--precision: unknown precision '" + precisionOpt.getValue() +
-           "' (expected " + precisionNames() + ")");
-      return std::nullopt;
-    }
-  }
-  if (phase == model::Phase::Decode) {
-    if (given(seq)) {
-      fail("--seq is a prompt's length; a decode step holds one new token "
-           "per sequence: give the cached tokens as --context");
-      return std::nullopt;
-    }
-    if (context <= 0) {
-      fail("--phase=decode needs --context > 0: the tokens in each "
-           "sequence's KV cache (for example --context=4096)");
-      return std::nullopt;
-    }
-    s = 1;
-  }
-  if (context > 0)
-    run.kvLength = context + s;
-  return std::make_pair(run, s);
+  RunInputs in;
+  in.defaultPhase = model::Phase::Train;
+  if (given(phase))
+    in.phase = phase;
+  in.seq = seq;
+  in.seqGiven = given(seq);
+  if (given(context))
+    in.context = context;
+  if (given(precisionOpt))
+    in.precision = precisionOpt.getValue();
+  std::string error;
+  auto run = runFromOptions(in, error);
+  if (!run)
+    fail(error);
+  return run;
 }
 } // namespace
 
