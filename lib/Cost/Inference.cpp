@@ -9,6 +9,8 @@
 #include "tshape/Cost/Memory.h"
 #include "tshape/Cost/MoeLayer.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -347,7 +349,12 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
     const std::vector<model::Kernel> layer = model::layerKernels(lc, run, 0);
     for (const model::Kernel &k : layer)
       est.kernels.push_back(priceKernel(k, n, lc, t, cluster, run, est.notes));
-    if (model::hasBlock(lc, model::BlockKind::Moe))
+    // A layer that routes tokens (its router kernel) pays what the
+    // calibrated MoE layer model adds beyond the GEMMs: the permutation,
+    // the gated activation and the fused layer's fixed cost.
+    if (llvm::any_of(layer, [](const model::Kernel &k) {
+          return k.role() == model::Role::MoeRouter;
+        }))
       est.kernels.push_back(moeLayerRest(lc, run, t, n, est.notes));
     all.insert(all.end(), layer.begin(), layer.end());
     subLayers += int64_t(lc.layerBlocks.size()) * n;
