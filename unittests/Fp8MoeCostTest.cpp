@@ -622,3 +622,25 @@ TEST(MoeLayer, ProblemMatchesConfig) {
   EXPECT_NE(bad.unsupported.find("experts (8) must divide by moe_ep (3)"),
             std::string::npos);
 }
+
+TEST(Precision, TableRows) {
+  // One row per precision: its bytes with block scales, how it quantizes,
+  // the Megatron-LM flags that select it.
+  EXPECT_DOUBLE_EQ(precisionInfo(Precision::BF16).bytesPerElement(), 2.0);
+  EXPECT_DOUBLE_EQ(precisionInfo(Precision::FP8).bytesPerElement(), 1.0);
+  // MXFP8: 8-bit elements and an 8-bit E8M0 scale per 32: 1 + 1/32.
+  EXPECT_DOUBLE_EQ(precisionInfo(Precision::MXFP8).bytesPerElement(),
+                   1.03125);
+  EXPECT_STREQ(precisionInfo(Precision::MXFP8).scaleType, "e8m0");
+  EXPECT_EQ(precisionNames(), "bf16|fp8|mxfp8");
+  EXPECT_EQ(parsePrecision("mxfp8"), Precision::MXFP8);
+  EXPECT_FALSE(parsePrecision("nvfp4"));
+  EXPECT_STREQ(precisionInfo(Precision::FP8).megatronFlags,
+               "--fp8-format hybrid --fp8-recipe tensorwise");
+  EXPECT_STREQ(precisionInfo(Precision::BF16).megatronFlags, "");
+  // Each row sits at its precision's index.
+  int n = 0;
+  const PrecisionInfo *rows = precisionTable(&n);
+  for (int i = 0; i < n; ++i)
+    EXPECT_EQ(int(rows[i].precision), i);
+}

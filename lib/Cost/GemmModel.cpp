@@ -219,7 +219,10 @@ QuantizeEstimate tshape::cost::estimateQuantize(const GemmProblem &p,
   // FP8 once; a static scale and block scaling read once and write FP8
   // (block scaling plus a one-byte scale per 32 elements). A transposed
   // copy writes the FP8 side again.
-  const double write = block ? 1.0 + 1.0 / 32 : 1.0;
+  // (The precision table's bytes: block scaling is MXFP8's today.)
+  const double write =
+      precisionInfo(block ? Precision::MXFP8 : Precision::FP8)
+          .bytesPerElement();
   const double read = amax ? 4.0 : 2.0;
   q.kernels = amax ? 2 : 1;
   q.bytes = elems * (read + write * (p.quantizeTranspose ? 2 : 1));

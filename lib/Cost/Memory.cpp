@@ -199,8 +199,8 @@ double tshape::cost::fp8WeightCopyBytes(std::optional<Precision> precision,
   // Blackwell sm100 the row-wise data serves both usages
   // (Float8Tensor.update_usage: no transpose when
   // is_non_tn_fp8_gemm_supported()).
-  if (*precision == Precision::MXFP8)
-    return 2 * (1 + 1.0 / 32);
+  if (precisionInfo(*precision).scaleBlock > 0)
+    return 2 * precisionInfo(*precision).bytesPerElement();
   return target && !target->fp8TnOnly ? 1 : 2;
 }
 
@@ -212,7 +212,7 @@ double tshape::cost::savedLinearInputBytes(std::optional<Precision> precision) {
   // element, plus an E8M0 scale per 32 under MXFP8.
   if (!precision || *precision == Precision::BF16)
     return 2;
-  return *precision == Precision::MXFP8 ? 1 + 1.0 / 32 : 1;
+  return precisionInfo(*precision).bytesPerElement();
 }
 
 model::ActivationPlan tshape::cost::activationPlan(const TrainingPlan &plan) {

@@ -46,7 +46,7 @@ double tshape::cost::weightElementBytes(const model::GemmSpec &g,
   if (!run || !run->precision || *run->precision == Precision::BF16 ||
       !runsAtPrecision(g.role))
     return double(model::dtypeBytes(dtype));
-  return *run->precision == Precision::MXFP8 ? 1 + 1.0 / 32 : 1;
+  return precisionInfo(*run->precision).bytesPerElement();
 }
 
 GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,

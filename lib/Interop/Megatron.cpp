@@ -156,12 +156,8 @@ void mlaArguments(const ModelConfig &c, ArgLine &line,
 /// E4M3 throughout, as Megatron-LM's DeepSeek-V3 GB200 guide launches it
 /// (`--fp8-recipe mxfp8 --fp8-format e4m3`). bf16 (or none) writes none.
 void precisionArguments(std::optional<Precision> precision, ArgLine &line) {
-  if (!precision || *precision == Precision::BF16)
-    return;
-  if (*precision == Precision::FP8)
-    line.flag("--fp8-format hybrid --fp8-recipe tensorwise");
-  else
-    line.flag("--fp8-format e4m3 --fp8-recipe mxfp8");
+  if (precision && *precisionInfo(*precision).megatronFlags)
+    line.flag(precisionInfo(*precision).megatronFlags);
 }
 
 /// A real as Python's float() reads it, shortest form ("1e-06", "2.5").

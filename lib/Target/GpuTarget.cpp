@@ -448,8 +448,10 @@ std::string tshape::target::builtinTargetNames() {
 
 std::string GpuTarget::precisionList() const {
   std::string s;
-  for (Precision p : {Precision::BF16, Precision::FP8, Precision::MXFP8})
-    if (supports(p))
-      s += std::string(s.empty() ? "" : ", ") + precisionName(p);
+  int n = 0;
+  const PrecisionInfo *rows = precisionTable(&n);
+  for (int i = 0; i < n; ++i)
+    if (supports(rows[i].precision))
+      s += std::string(s.empty() ? "" : ", ") + rows[i].name;
   return s;
 }

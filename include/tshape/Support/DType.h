@@ -69,29 +69,84 @@ inline std::optional<DType> parseDType(const std::string &name) {
 /// in bf16 under every precision.
 enum class Precision : uint8_t { BF16, FP8, MXFP8 };
 
-/// "bf16", "fp8", "mxfp8".
-inline const char *precisionName(Precision p) {
-  switch (p) {
-  case Precision::BF16:
-    return "bf16";
-  case Precision::FP8:
-    return "fp8";
-  case Precision::MXFP8:
-    return "mxfp8";
+/// What one precision is, as a row of the precision table: its element
+/// size with its scales, how its inputs are quantized and the flags that
+/// select it in Megatron-LM. A new precision (NVFP4: 4-bit elements, an
+/// E4M3 scale per 16) is a Precision value and a row here, then the
+/// targets that run it (GpuTarget::supports) and its GEMM price.
+struct PrecisionInfo {
+  Precision precision;
+  const char *name;
+  /// Bits of one element as stored.
+  double elementBits;
+  /// Elements that share one stored scale; 0: none per element (bf16, or
+  /// one fp32 scale per tensor, which the bytes leave out).
+  int64_t scaleBlock;
+  /// The per-block scale's type and bits ("e8m0", 8); "" and 0 for none.
+  const char *scaleType;
+  double scaleBits;
+  /// How a linear layer's inputs are quantized.
+  const char *quantize;
+  /// The Megatron-LM flags that select it (Transformer Engine's recipes,
+  /// megatron/training/arguments.py, _add_transformer_engine_args); "" for
+  /// none: bf16 is the default.
+  const char *megatronFlags;
+
+  /// Bytes per element with its block scales: elementBits / 8 +
+  /// scaleBits / (8 scaleBlock) (MXFP8: 1 + 1/32).
+  double bytesPerElement() const {
+    return elementBits / 8 +
+           (scaleBlock > 0 ? scaleBits / (8 * double(scaleBlock)) : 0);
   }
-  return "bf16";
+};
+
+/// The table, one row per Precision in its order.
+inline const PrecisionInfo *precisionTable(int *count = nullptr) {
+  static const PrecisionInfo rows[] = {
+      {Precision::BF16, "bf16", 16, 0, "", 0, "none", ""},
+      // Transformer Engine's Float8CurrentScaling (`tensorwise`), E4M3
+      // forward and E5M2 gradients (the hybrid format).
+      {Precision::FP8, "fp8", 8, 0, "", 0,
+       "per-tensor current scaling (E4M3 forward, E5M2 gradients)",
+       "--fp8-format hybrid --fp8-recipe tensorwise"},
+      // MXFP8BlockScaling: E4M3 throughout, one E8M0 scale per 32
+      // elements, as Megatron-LM's DeepSeek-V3 GB200 guide launches it.
+      {Precision::MXFP8, "mxfp8", 8, 32, "e8m0", 8,
+       "block scaling (E4M3, an E8M0 scale per 32 elements)",
+       "--fp8-format e4m3 --fp8-recipe mxfp8"},
+  };
+  if (count)
+    *count = int(sizeof rows / sizeof rows[0]);
+  return rows;
 }
+
+/// The row of `p`.
+inline const PrecisionInfo &precisionInfo(Precision p) {
+  return precisionTable()[int(p)];
+}
+
+/// "bf16", "fp8", "mxfp8".
+inline const char *precisionName(Precision p) { return precisionInfo(p).name; }
 
 /// The precision named `name`; nullopt when it names none.
 inline std::optional<Precision> parsePrecision(const std::string &name) {
-  for (Precision p : {Precision::BF16, Precision::FP8, Precision::MXFP8})
-    if (name == precisionName(p))
-      return p;
+  int n = 0;
+  const PrecisionInfo *rows = precisionTable(&n);
+  for (int i = 0; i < n; ++i)
+    if (name == rows[i].name)
+      return rows[i].precision;
   return std::nullopt;
 }
 
 /// "bf16|fp8|mxfp8", for option help and errors.
-inline const char *precisionNames() { return "bf16|fp8|mxfp8"; }
+inline std::string precisionNames() {
+  int n = 0;
+  const PrecisionInfo *rows = precisionTable(&n);
+  std::string s;
+  for (int i = 0; i < n; ++i)
+    s += (i ? "|" : "") + std::string(rows[i].name);
+  return s;
+}
 
 namespace model {
 // The model's spelling of the same names.
@@ -101,6 +156,7 @@ using ::tshape::dtypeName;
 using ::tshape::parseDType;
 using ::tshape::parsePrecision;
 using ::tshape::Precision;
+using ::tshape::precisionInfo;
 using ::tshape::precisionName;
 } // namespace model
 
