@@ -110,6 +110,7 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
     c.parallel.dp = std::max<int64_t>(1, c.parallel.ep);
     cost::TrainingPlan plan;
     plan.microbatches = c.parallel.pp;
+    plan.setVirtualStages(options.virtualStages);
     plan.recompute = options.recompute;
     plan.sequenceParallel = options.sequenceParallel;
     plan.bytes = stateBytes(c.dtype);

@@ -59,6 +59,18 @@ cl::opt<int64_t> pp("pp",
                              "fewest that fill the pipeline, as tshape-plan "
                              "does without --global-batch"),
                     cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> cp("cp",
+                    cl::desc("context-parallel degree of the --cluster plan "
+                             "(default: 1): each rank holds s/cp tokens of "
+                             "every sequence (Megatron-LM's "
+                             "--context-parallel-size)"),
+                    cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> vp("vp",
+                    cl::desc("virtual stages per pipeline rank of the "
+                             "--cluster plan (default: 1; above 1 the "
+                             "interleaved schedule, Megatron-LM's "
+                             "--num-layers-per-virtual-pipeline-stage)"),
+                    cl::init(1), cl::sub(cmd), cl::cat(cat));
 cl::opt<int64_t> ep("ep",
                     cl::desc("expert-parallel degree of a MoE model "
                              "(default: 1)"),
@@ -120,8 +132,9 @@ cl::opt<std::string> precisionOpt(
 cl::opt<std::string> clusterName(
     "cluster",
     cl::desc("price the step on a cluster (dgx-h100, ...; docs/clusters.md): "
-             "train: the plan of --tp, --pp, --ep and --recompute (tp x "
-             "pp GPUs, ep replicas when experts are split, pp "
+             "train: the plan of --tp, --pp, --cp, --vp, --ep and "
+             "--recompute (tp x pp x cp GPUs, ep replicas when experts are "
+             "split, pp "
              "microbatches) with its Megatron-LM launch, as tshape-plan "
              "prices it; prefill, decode: the tensor-parallel all-reduces"),
     cl::sub(cmd), cl::cat(cat));
@@ -165,6 +178,8 @@ int tshape::driver::runAdvise() {
                          {"--microbatch", microbatch},
                          {"--tp", tp},
                          {"--pp", pp},
+                         {"--cp", cp},
+                         {"--vp", vp},
                          {"--ep", ep}})
     if (v <= 0)
       return fail(std::string(name) + " must be positive, got " +
@@ -181,6 +196,8 @@ int tshape::driver::runAdvise() {
   // The plan's options price a training step on a cluster.
   for (const cl::Option *o :
        {static_cast<const cl::Option *>(&pp),
+        static_cast<const cl::Option *>(&cp),
+        static_cast<const cl::Option *>(&vp),
         static_cast<const cl::Option *>(&recompute),
         static_cast<const cl::Option *>(&sequenceParallel)})
     if (given(*o) && (clusterName.empty() || phase != model::Phase::Train))
@@ -239,6 +256,7 @@ int tshape::driver::runAdvise() {
   const model::ModelConfig imported = *config;
   model::setDegree(config->parallel, model::Param::Tp, tp);
   model::setDegree(config->parallel, model::Param::Pp, pp);
+  model::setDegree(config->parallel, model::Param::Cp, cp);
   model::setDegree(config->parallel, model::Param::Ep, ep);
   for (model::Param p : model::padGrowOnlySplits(*config))
     options.notes.push_back(
@@ -249,6 +267,7 @@ int tshape::driver::runAdvise() {
   if (std::optional<model::RuleViolation> v = model::checkModel(*config))
     return fail("at --tp=" + std::to_string(tp.getValue()) +
                 (pp > 1 ? " --pp=" + std::to_string(pp.getValue()) : "") +
+                (cp > 1 ? " --cp=" + std::to_string(cp.getValue()) : "") +
                 (ep > 1 ? " --ep=" + std::to_string(ep.getValue()) : "") +
                 ": rule " + v->rule + ": " + v->message);
   llvm::Expected<llvm::json::Value> original =
@@ -273,6 +292,7 @@ int tshape::driver::runAdvise() {
   options.paramTolerance = paramTolerance;
   options.recompute = recompute;
   options.sequenceParallel = sequenceParallel;
+  options.virtualStages = vp;
   options.originalVocab = vocab;
   options.onStage = [&](llvm::StringRef stage) { progress.update(stage); };
   std::optional<report::AdviseReport> rep =

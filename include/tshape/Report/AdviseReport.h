@@ -37,7 +37,7 @@ struct AdviseOptions {
   double paramTolerance = 0.02;
   double threshold = 0.1; ///< the analysis' flag threshold
   /// --cluster: the training step priced on this cluster under the plan of
-  /// the config's degrees (tp x pp GPUs, times ep data-parallel replicas
+  /// the config's degrees (tp x pp x cp GPUs, times ep data-parallel replicas
   /// when experts are split: Megatron-LM builds expert groups inside the
   /// data-parallel ranks), pp microbatches (the fewest that fill the
   /// pipeline) and `recompute`, as tshape-plan prices the same plan;
@@ -45,6 +45,9 @@ struct AdviseOptions {
   std::optional<cost::Cluster> cluster;
   cost::Recompute recompute = cost::Recompute::None;
   bool sequenceParallel = false;
+  /// v: model chunks per pipeline rank (above 1: the interleaved
+  /// schedule; its pp microbatches are a multiple of pp, as it needs).
+  int64_t virtualStages = 1;
   /// The tokenizer's vocabulary (Megatron-LM's padding).
   int64_t originalVocab = 0;
   /// The findings that get a sweep, first ones first.
