@@ -149,8 +149,8 @@ std::vector<int64_t> stageLayers(const model::ModelConfig &c,
 ///   ep = tp x dp, experts unsplit; TensorRT-LLM's moe_expert_parallel_size
 ///   and moe_tensor_parallel_size), over the same GPUs as the attention;
 /// - `pp` pipeline stages.
-/// A dense model's plan has expertEp = expertTp = 1... unless it names
-/// them, which checkServingPlan rejects.
+/// A dense model's plan leaves the expert degrees at 0 (checkServingPlan
+/// rejects them on a model without routed experts).
 struct ServingPlan {
   int64_t attentionTp = 1, attentionDp = 1;
   /// 0: the engines' defaults, expertEp = 1 and expertTp = attentionTp x
