@@ -387,8 +387,11 @@ TEST(RunShape, StringFormRoundTrips) {
   r.precision = Precision::MXFP8;
   EXPECT_EQ(model::str(r),
             "decode kv_length=4100 draft=3 kv_cache=fp8 precision=mxfp8");
+  model::RunShape sp = model::RunShape::train();
+  sp.sequenceParallel = true;
+  EXPECT_EQ(model::str(sp), "train sequence_parallel=true");
   for (const model::RunShape &x :
-       {r, model::RunShape::train(), model::RunShape::prefill(512)}) {
+       {r, model::RunShape::train(), model::RunShape::prefill(512), sp}) {
     std::optional<model::RunShape> back = model::parseRunShape(model::str(x));
     ASSERT_TRUE(back) << model::str(x);
     EXPECT_TRUE(*back == x) << model::str(x);
@@ -398,7 +401,8 @@ TEST(RunShape, StringFormRoundTrips) {
        {"", "training", "train precision=fp4", "train precision",
         "decode kv_length=-1", "decode kv_length=1e3", "decode draft=",
         "train window=4", "decode kv_cache=int4",
-        "decode kv_length=99999999999999999999"})
+        "decode kv_length=99999999999999999999",
+        "train sequence_parallel=yes"})
     EXPECT_FALSE(model::parseRunShape(bad)) << bad;
 }
 

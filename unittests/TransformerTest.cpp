@@ -313,3 +313,57 @@ TEST(Transformer, FusedAttentionBackwardIsOneKernel) {
   EXPECT_EQ(attn[1]->flops(), 2 * *attn[0]->flops());
   EXPECT_EQ(*attn[1]->flops(), int64_t(4) * 2 * 4096 * 4096 * 128 * 32);
 }
+
+// The tensor-parallel collectives are kernels of the blocks: GPT-3 2.7B at
+// tp 2 (b 4, s 2048, h 2560, bf16): each of a layer's 2 sub-layers leaves
+// its region with an all-reduce forward and enters it with one backward,
+// of b s h x 2 = 4 x 2048 x 2560 x 2 = 41,943,040 bytes on 2 ranks. Under
+// sequence parallelism each pass has an all-gather and a reduce-scatter of
+// the same gathered size. The whole model adds the embedding's forward
+// all-reduce and the LM head's backward one: 32 x 4 + 2 = 130.
+TEST(Transformer, TensorParallelCollectivesAreBlockKernels) {
+  ModelConfig c = gpt3_2p7b();
+  c.parallel.tp = 2;
+  auto collectives = [](const std::vector<Kernel> &ks) {
+    std::vector<const CollectiveSpec *> out;
+    for (const Kernel &k : ks)
+      if (const CollectiveSpec *s = k.collective())
+        out.push_back(s);
+    return out;
+  };
+  RunShape train = RunShape::train();
+  std::vector<Kernel> layer = layerKernels(c, train, 0);
+  auto cs = collectives(layer);
+  ASSERT_EQ(cs.size(), 4u);
+  for (const CollectiveSpec *s : cs) {
+    EXPECT_EQ(s->op, CollectiveOp::AllReduce);
+    EXPECT_EQ(s->bytes.value, 41943040);
+    EXPECT_EQ(s->ranks.value, 2);
+    EXPECT_EQ(s->role, s->backward ? Role::TpEnter : Role::TpLeave);
+  }
+  // attention's g after attn_out, then the MLP's kernels.
+  EXPECT_EQ(layer.front().name(), "qkv");
+  EXPECT_FALSE(cs[0]->backward);
+  EXPECT_TRUE(cs[3]->backward);
+  EXPECT_EQ(collectives(modelKernels(c, train)).size(), 130u);
+
+  train.sequenceParallel = true;
+  cs = collectives(layerKernels(c, train, 0));
+  ASSERT_EQ(cs.size(), 8u);
+  int gathers = 0;
+  for (const CollectiveSpec *s : cs) {
+    // Enter: all-gather forward, reduce-scatter backward; leave: the
+    // reverse.
+    const bool gather = (s->role == Role::TpEnter) != s->backward;
+    EXPECT_EQ(s->op, gather ? CollectiveOp::AllGather
+                            : CollectiveOp::ReduceScatter);
+    gathers += gather;
+  }
+  EXPECT_EQ(gathers, 4);
+  EXPECT_EQ(layerKernels(c, train, 0).front().name(), "all_gather");
+
+  // A serving step runs the forward's: 2 all-reduces a layer, none at tp 1.
+  EXPECT_EQ(collectives(layerKernels(c, RunShape::decode(), 0)).size(), 2u);
+  c.parallel.tp = 1;
+  EXPECT_TRUE(collectives(modelKernels(c, RunShape::train())).empty());
+}

@@ -78,10 +78,19 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
   InferenceKernel k;
   k.name = kernel.name();
   k.kind = kernel.kind();
+  k.role = kernel.role();
   k.count = count;
+  // A collective over more ranks than a node holds runs on the network.
+  model::Kernel placed = kernel;
+  if (const model::CollectiveSpec *col = kernel.collective();
+      col && cluster && col->ranks.value > cluster->gpusPerNode) {
+    model::CollectiveSpec across = *col;
+    across.tier = model::Tier::Network;
+    placed = model::Kernel(across);
+  }
   // The run's precision prices weight GEMMs as FP8 linear layers, and a
   // grouped expert GEMM over the experts that get a token.
-  const KernelEstimate e = predictKernel(kernel, c.dtype, t, cluster, &run);
+  const KernelEstimate e = predictKernel(placed, c.dtype, t, cluster, &run);
   k.supported = e.supported;
   k.unsupported = e.unsupported;
   k.us = e.supported ? e.predictedUs : 0;
@@ -344,7 +353,6 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
   // uniform stack; DeepSeek-V3's 3 dense and 58 MoE layers two) times its
   // count, then the once-per-model ones (the logits).
   std::vector<model::Kernel> all;
-  int64_t subLayers = 0;
   for (const auto &[lc, n] : model::layerGroups(c)) {
     const std::vector<model::Kernel> layer = model::layerKernels(lc, run, 0);
     for (const model::Kernel &k : layer)
@@ -357,25 +365,27 @@ tshape::cost::estimateInference(const model::ModelConfig &c,
         }))
       est.kernels.push_back(moeLayerRest(lc, run, t, n, est.notes));
     all.insert(all.end(), layer.begin(), layer.end());
-    subLayers += int64_t(lc.layerBlocks.size()) * n;
   }
   const std::vector<model::Kernel> head = model::modelBlockKernels(c, run);
   for (const model::Kernel &k : head)
     est.kernels.push_back(priceKernel(k, 1, c, t, cluster, run, est.notes));
 
-  // Tensor parallelism: one all-reduce of the b x q x h activations after
-  // each residual sub-layer (attn_out, mlp_down), and one after the
-  // vocabulary-parallel embedding (Megatron-LM's layout, as vLLM runs it).
-  if (est.tp > 1) {
-    model::CollectiveSpec ar;
-    ar.op = model::CollectiveOp::AllReduce;
-    ar.bytes.value = int64_t(tokens * double(c.hidden) * eb);
-    ar.ranks.value = est.tp;
-    ar.tier = cluster && est.tp > cluster->gpusPerNode ? model::Tier::Network
-                                                       : model::Tier::Node;
-    est.kernels.push_back(priceKernel(model::Kernel(ar), subLayers + 1, c,
-                                      t, cluster, run, est.notes));
-  }
+  // The tensor-parallel collectives (each block's all-reduce) as one row
+  // per collective and size, after the computing kernels.
+  std::vector<InferenceKernel> comm;
+  llvm::erase_if(est.kernels, [&](const InferenceKernel &k) {
+    if (k.role != model::Role::TpEnter && k.role != model::Role::TpLeave)
+      return false;
+    auto same = llvm::find_if(comm, [&](const InferenceKernel &o) {
+      return o.name == k.name && o.n == k.n && o.batch == k.batch;
+    });
+    if (same == comm.end())
+      comm.push_back(k);
+    else
+      same->count += k.count;
+    return true;
+  });
+  est.kernels.insert(est.kernels.end(), comm.begin(), comm.end());
   for (const InferenceKernel &k : est.kernels) {
     est.stepUs += double(k.count) * k.us;
     add(est.shares, k.shares, double(k.count));

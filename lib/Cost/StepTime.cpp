@@ -102,6 +102,32 @@ struct Pricer {
   }
 };
 
+/// Collectives of the tensor-parallel group, as the blocks state them
+/// (tpCollectives): `count` of op over `bytes`, of the forward or the
+/// backward pass.
+struct TpCollective {
+  CollectiveOp op;
+  double bytes = 0, count = 0;
+  bool backward = false;
+};
+
+/// Adds `count` of `k`'s tensor-parallel collectives to `out`; false when
+/// `k` is none.
+bool addTpCollective(std::vector<TpCollective> &out, const model::Kernel &k,
+                     double count) {
+  const model::CollectiveSpec *c = k.collective();
+  if (!c || (c->role != Role::TpEnter && c->role != Role::TpLeave))
+    return false;
+  const double bytes = double(c->bytes.value);
+  for (TpCollective &o : out)
+    if (o.op == c->op && o.bytes == bytes && o.backward == c->backward) {
+      o.count += count;
+      return true;
+    }
+  out.push_back({c->op, bytes, count, c->backward});
+  return true;
+}
+
 /// One decoder layer's work for one microbatch on one rank, in seconds: the
 /// mean layer of a heterogeneous stack (dense then MoE), weighted by count.
 struct LayerTime {
@@ -113,6 +139,8 @@ struct LayerTime {
   /// The expert-parallel all-to-alls (a MoE layer at ep > 1): how many per
   /// layer (forward and backward, the mean layer's) and their bytes.
   double allToAlls = 0, allToAllBytes = 0;
+  /// Its blocks' tensor-parallel collectives (the mean layer's).
+  std::vector<TpCollective> tp;
   /// Key and value elements per token of this rank that the context-
   /// parallel ring exchanges: kv_heads/t x (key head dim + value head dim)
   /// of the layer's attention kernel, as the kernel states them (plain
@@ -145,6 +173,14 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
     mean.allToAlls += w * t->allToAlls;
     mean.kvExchangePerToken += w * t->kvExchangePerToken;
     mean.allToAllBytes = std::max(mean.allToAllBytes, t->allToAllBytes);
+    for (const TpCollective &x : t->tp) {
+      model::CollectiveSpec s;
+      s.role = Role::TpLeave;
+      s.op = x.op;
+      s.bytes.value = int64_t(x.bytes);
+      s.backward = x.backward;
+      addTpCollective(mean.tp, model::Kernel(s), w * x.count);
+    }
   }
   return mean;
 }
@@ -180,7 +216,9 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
             double(a->headDim.value + a->valueHeadDim.value);
   }
   for (const model::Kernel &k : kernels) {
-    // The all-to-alls are priced on the cluster with the other collectives.
+    // The collectives are priced on the cluster.
+    if (addTpCollective(t.tp, k, 1))
+      continue;
     if (const model::CollectiveSpec *a = k.collective()) {
       t.allToAlls += 1;
       t.allToAllBytes = double(a->bytes.value);
@@ -259,6 +297,9 @@ LoraTime loraTime(const ModelConfig &c, int64_t r,
 /// per-rank shape only (StepModel remembers them).
 struct StepModel::RankTimes {
   LayerTime layer;
+  /// The embedding's and the LM head's tensor-parallel collectives (the
+  /// first and the last stage's).
+  std::vector<TpCollective> embeddingTp, headTp;
   double logitsFwd = 0, logitsBwd = 0;
   double logitsWgrad = 0; ///< of logitsBwd, the weight gradient's
 };
@@ -272,9 +313,14 @@ rankTimes(const ModelConfig &c, const target::GpuTarget &target,
     return std::nullopt;
   StepModel::RankTimes r;
   r.layer = *lt;
+  for (const model::Kernel &k : model::blockKernels(
+           model::BlockKind::Embedding, model::rankSeqConfig(c), run, -1))
+    addTpCollective(r.embeddingTp, k, 1);
   // The LM head (last stage): its GEMMs.
   for (const model::Kernel &k : model::blockKernels(
            model::BlockKind::LMHead, model::rankSeqConfig(c), run, -1)) {
+    if (addTpCollective(r.headTp, k, 1))
+      continue;
     KernelEstimate ke = predictKernel(k, c.dtype, target, nullptr, &run);
     if (!ke.supported) {
       err = "cannot price " + k.name() + ": " + ke.unsupported;
@@ -389,6 +435,7 @@ const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
     key.push_back(getParam(c, p));
   key.push_back(int64_t(c.dtype));
   key.push_back(run.precision ? int64_t(*run.precision) + 1 : 0);
+  key.push_back(run.sequenceParallel);
   auto [it, inserted] = cache.try_emplace(std::move(key));
   if (inserted) {
     if (std::optional<RankTimes> r =
@@ -465,27 +512,24 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   const double layerElementwise =
       memoryBoundSeconds(3 * eb.forward + recomputeBytes, target);
 
-  // Tensor parallelism: per residual sub-layer one all-reduce of the
-  // b s h activations forward (g) and one backward (f) (Megatron-LM); with
-  // sequence parallelism an all-gather and a reduce-scatter of the same
-  // gathered size instead. Full recompute runs the forward's again.
-  const int64_t subLayers = int64_t(c.layerBlocks.size());
-  const double actBytes = tokens * h * e;
+  // Tensor parallelism: the blocks' collectives (tpCollectives: per
+  // residual sub-layer an all-reduce forward and one backward, or with
+  // sequence parallelism an all-gather and a reduce-scatter each pass), on
+  // the tp group; full recompute runs the forward's again. The embedding's
+  // (first stage) and the LM head's (last stage) likewise, run once.
   const Placement tpTier = placeGroup(t, 1, cluster);
-  double tpOne = sp ? price.collective(CollectiveOp::AllGather, actBytes, t,
-                                       tpTier) +
-                          price.collective(CollectiveOp::ReduceScatter,
-                                           actBytes, t, tpTier)
-                    : price.collective(CollectiveOp::AllReduce, actBytes, t,
-                                       tpTier);
-  const int64_t tpPasses = plan.recompute == Recompute::Full ? 3 : 2;
-  const double layerTp = double(subLayers * tpPasses) * tpOne;
-  // The vocabulary-parallel embedding's all-reduce (first stage, forward)
-  // and the LM head's input-gradient all-reduce (last stage, backward);
-  // with sequence parallelism a reduce-scatter and an all-gather.
-  const double edgeTp =
-      sp ? price.collective(CollectiveOp::ReduceScatter, actBytes, t, tpTier)
-         : price.collective(CollectiveOp::AllReduce, actBytes, t, tpTier);
+  auto tpSeconds = [&](const std::vector<TpCollective> &cs,
+                       double forwardPasses) {
+    double sec = 0;
+    for (const TpCollective &x : cs)
+      sec += x.count * (x.backward ? 1.0 : forwardPasses) *
+             price.collective(x.op, x.bytes, t, tpTier);
+    return sec;
+  };
+  const double layerTp =
+      tpSeconds(lt->tp, plan.recompute == Recompute::Full ? 2 : 1);
+  const double firstTp = tpSeconds(rt->embeddingTp, 1);
+  const double lastTp = tpSeconds(rt->headTp, 1);
 
   // Expert parallelism: each MoE layer's dispatch and combine all-to-alls
   // (and their gradients) among the ep ranks of one expert group, t apart;
@@ -543,6 +587,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   // 1/t per rank and all-gathers it in the node at the receiver.
   CommTime p2pOne;
   if (p > 1) {
+    const double actBytes = tokens * h * e;
     const Placement ppTier = placeGroup(p, t * cp * d, cluster);
     double one = price.collective(CollectiveOp::SendRecv,
                                   actBytes / double(t), 2, ppTier);
@@ -596,12 +641,12 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
                                 std::max(0.0, one - lt->backward));
     }
     if (i == 0)
-      st.tp.total = st.tp.exposed += edgeTp;
+      st.tp.total = st.tp.exposed += firstTp;
     if (i == p - 1) {
       st.forward += logitsFwd;
       st.backward += logitsBwd;
       st.elementwise += lossSeconds;
-      st.tp.total = st.tp.exposed += edgeTp;
+      st.tp.total = st.tp.exposed += lastTp;
     }
     est.stages.push_back(st);
   }

@@ -55,6 +55,8 @@ const RoleInfo kRoles[] = {
      false, "dq", "dkv"},
     {Role::MlaMerge, "mla_merge", RoleGroup::Attention, false, "", ""},
     {Role::Scan, "scan", RoleGroup::Attention, false, "", ""},
+    {Role::TpEnter, "tp_enter", RoleGroup::Communication, false, "", ""},
+    {Role::TpLeave, "tp_leave", RoleGroup::Communication, false, "", ""},
 };
 
 /// The built-in roles, then the registered ones; indexed by Role.

@@ -160,6 +160,8 @@ bool Kernel::backward() const {
     return a->backward;
   if (const ScanSpec *s = scan())
     return s->backward;
+  if (const CollectiveSpec *c = collective())
+    return c->backward;
   return false;
 }
 
@@ -231,9 +233,11 @@ tshape::model::backwardKernels(const std::vector<Kernel> &forward) {
     } else if (const CollectiveSpec *c = it->collective();
                c && c->op == CollectiveOp::AllToAll) {
       // An all-to-all's gradient is the same exchange in the other
-      // direction (a MoE layer's dispatch and combine). Other collectives'
-      // backward is the one the planner states.
-      out.push_back(*c);
+      // direction (a MoE layer's dispatch and combine). A tensor-parallel
+      // region's collectives are the block's (tpCollectives).
+      CollectiveSpec b = *c;
+      b.backward = true;
+      out.push_back(std::move(b));
     }
   }
   return out;

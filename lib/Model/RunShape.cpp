@@ -50,6 +50,8 @@ std::string tshape::model::str(const RunShape &r) {
     s += std::string(" kv_cache=") + dtypeName(*r.kvCache);
   if (r.precision)
     s += std::string(" precision=") + precisionName(*r.precision);
+  if (r.sequenceParallel)
+    s += " sequence_parallel=true";
   return s;
 }
 
@@ -83,6 +85,10 @@ std::optional<RunShape> tshape::model::parseRunShape(std::string_view s) {
     } else if (key == "precision") {
       if (!(r.precision = parsePrecision(value)))
         return std::nullopt;
+    } else if (key == "sequence_parallel") {
+      if (value != "true" && value != "false")
+        return std::nullopt;
+      r.sequenceParallel = value == "true";
     } else {
       return std::nullopt;
     }

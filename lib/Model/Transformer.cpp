@@ -421,6 +421,16 @@ std::vector<Kernel> layerForward(const ModelConfig &c, const RunShape &run,
     append(out, forwardKernels(k, lc, run, layer));
   return out;
 }
+
+/// Its backward kernels: its blocks' in reverse order.
+std::vector<Kernel> layerBackward(const ModelConfig &c, const RunShape &run,
+                                  int64_t layer) {
+  std::vector<Kernel> out;
+  const ModelConfig lc = layerConfig(c, layer);
+  for (auto k = lc.layerBlocks.rbegin(); k != lc.layerBlocks.rend(); ++k)
+    append(out, backwardKernelsOf(*k, lc, run, layer));
+  return out;
+}
 } // namespace
 
 std::vector<Kernel> tshape::model::layerKernels(const ModelConfig &c,
@@ -429,8 +439,7 @@ std::vector<Kernel> tshape::model::layerKernels(const ModelConfig &c,
   if (!rankShape(c))
     return {};
   std::vector<Kernel> out = layerForward(c, run, layer);
-  if (run.backward())
-    append(out, backwardKernels(out));
+  append(out, layerBackward(c, run, layer));
   return out;
 }
 
@@ -439,21 +448,17 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
   std::vector<Kernel> out;
   if (!rankShape(c))
     return out;
-  // Each layer's forward kernels once: the backward is derived from them.
-  std::vector<std::vector<Kernel>> layers;
-  for (int64_t l = 0; l < c.layers; ++l) {
-    layers.push_back(layerForward(c, run, l));
-    out.insert(out.end(), layers.back().begin(), layers.back().end());
-  }
-  std::vector<Kernel> head;
-  for (BlockKind k : modelBlocks())
-    append(head, forwardKernels(k, c, run, -1));
-  append(out, head);
+  for (int64_t l = 0; l < c.layers; ++l)
+    append(out, layerForward(c, run, l));
+  const std::vector<BlockKind> once = modelBlocks();
+  for (BlockKind k : once)
+    append(out, forwardKernels(k, c, run, -1));
   if (!run.backward())
     return out;
-  append(out, backwardKernels(head));
-  for (auto it = layers.rbegin(); it != layers.rend(); ++it)
-    append(out, backwardKernels(*it));
+  for (auto k = once.rbegin(); k != once.rend(); ++k)
+    append(out, backwardKernelsOf(*k, c, run, -1));
+  for (int64_t l = c.layers - 1; l >= 0; --l)
+    append(out, layerBackward(c, run, l));
   return out;
 }
 

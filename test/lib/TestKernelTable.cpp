@@ -113,8 +113,8 @@ struct TestKernelTablePass
       std::vector<model::Kernel> ks = model::forwardKernels(
           l.block, c, run,
           model::blockInfo(l.block).perLayer ? 0 : -1);
-      if (ks.empty())
-        os << "| " << l.name << " | (no kernel) | | | | | |\n";
+      if (llvm::none_of(ks, [](const model::Kernel &k) { return k.gemm(); }))
+        os << "| " << l.name << " | (no GEMM) | | | | | |\n";
       for (const model::Kernel &k : ks) {
         if (const model::GemmSpec *g = k.gemm()) {
           os << "| " << l.name << " | `" << g->name() << "` | "
@@ -133,6 +133,34 @@ struct TestKernelTablePass
           "v_head_dim | q_len | kv_len | window | causal |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
        << attention;
+
+    // The collectives of a training step, forward then backward, of the
+    // first layout of each block, without and with sequence parallelism.
+    os << "\n| block | sequence parallel | pass | role | collective | bytes "
+          "| ranks |\n"
+       << "| --- | --- | --- | --- | --- | --- | --- |\n";
+    std::vector<model::BlockKind> seen;
+    for (const Layout &l : kLayouts) {
+      if (llvm::is_contained(seen, l.block) || l.decode)
+        continue;
+      seen.push_back(l.block);
+      model::ModelConfig c = exampleConfig();
+      l.apply(c);
+      for (bool sp : {false, true}) {
+        model::RunShape run = model::RunShape::train();
+        run.sequenceParallel = sp;
+        for (const model::Kernel &k : model::blockKernels(
+                 l.block, c, run,
+                 model::blockInfo(l.block).perLayer ? 0 : -1))
+          if (const model::CollectiveSpec *col = k.collective())
+            os << "| " << model::blockInfo(l.block).name << " | "
+               << (sp ? "yes" : "no") << " | "
+               << (col->backward ? "backward" : "forward") << " | `"
+               << model::roleInfo(col->role).name << "` | "
+               << model::collectiveName(col->op) << " | " << e(col->bytes)
+               << " | " << e(col->ranks) << " |\n";
+      }
+    }
   }
 };
 } // namespace

@@ -58,6 +58,7 @@ struct TimeShares {
 struct InferenceKernel {
   std::string name;
   model::KernelKind kind = model::KernelKind::Gemm;
+  model::Role role = model::Role::Qkv;
   int64_t count = 1; ///< instances per step (the layers, or 1)
   /// GEMM: batch x M x N x K; attention: its score GEMM's; collective:
   /// bytes in `n`, ranks in `batch`.

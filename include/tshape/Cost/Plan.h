@@ -109,10 +109,13 @@ struct TrainingPlan {
   /// the model's element type.
   std::optional<Precision> precision;
 
-  /// The run of one training step under this plan: train, at `precision`.
+  /// The run of one training step under this plan: train, at `precision`,
+  /// with its sequence parallelism (at tp > 1: the tensor-parallel
+  /// regions' collectives).
   model::RunShape run() const {
     model::RunShape r = model::RunShape::train();
     r.precision = precision;
+    r.sequenceParallel = sequenceParallel;
     return r;
   }
 

@@ -56,6 +56,14 @@ enum class Role : uint8_t {
   MlaContextAttention, ///< prefill over a cache: the chunk's queries over the context
   MlaMerge,     ///< prefill over a cache: the two partial outputs merged by LSE
   Scan,         ///< a chunked linear recurrence (ScanSpec)
+  /// Where a tensor-parallel region begins (Megatron-LM's f: nothing
+  /// forward, the input gradient's all-reduce backward; all-gather forward
+  /// and reduce-scatter backward under sequence parallelism) and where it
+  /// ends (g: the all-reduce of the partial outputs forward, nothing
+  /// backward; reduce-scatter forward and all-gather backward under
+  /// sequence parallelism). Blocks/Block.h, tpCollectives.
+  TpEnter,
+  TpLeave,
 };
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 

@@ -128,6 +128,9 @@ struct CollectiveSpec {
   Tier tier = Tier::Node;
   Bindings env;
   bool overflow = false;
+  /// A collective of the backward pass (a tensor-parallel region's input
+  /// gradient, Role::TpEnter), not the forward's.
+  bool backward = false;
 };
 
 /// A memory-bound elementwise kernel run `count` times: each launch reads

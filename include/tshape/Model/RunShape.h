@@ -49,6 +49,11 @@ struct RunShape {
   /// element type for every GEMM. What predictKernel prices a weight GEMM
   /// as (Cost/PredictKernel.h); the target says which it supports.
   std::optional<Precision> precision;
+  /// Megatron-LM's sequence parallelism (a training plan's choice, like the
+  /// precision): a tensor-parallel region is entered by an all-gather and
+  /// left by a reduce-scatter of the sequence instead of the all-reduces
+  /// (tpCollectives, Blocks/Block.h).
+  bool sequenceParallel = false;
 
   static RunShape train() { return of(Phase::Train, 0, 0); }
   static RunShape prefill(int64_t kvLength = 0) {
@@ -79,7 +84,8 @@ struct RunShape {
 
   bool operator==(const RunShape &o) const {
     return phase == o.phase && kvLength == o.kvLength && draft == o.draft &&
-           kvCache == o.kvCache && precision == o.precision;
+           kvCache == o.kvCache && precision == o.precision &&
+           sequenceParallel == o.sequenceParallel;
   }
 };
 

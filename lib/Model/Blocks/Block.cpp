@@ -13,14 +13,15 @@ namespace {
 const BlockInfo kBlocks[] = {
     {BlockKind::Embedding, "embedding", false, embeddingKernels,
      embeddingWeights, nullptr, nullptr, nullptr, nullptr, nullptr,
-     "tshape.embedding"},
+     "tshape.embedding", TpBoundaries::Leave},
     {BlockKind::Attention, "attention", true, attentionKernels,
      attentionWeights, nullptr, attentionState, attentionActivations,
      attentionElementwise, nullptr, "tshape.attention"},
     {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights, nullptr, nullptr,
      mlpActivations, mlpElementwise, nullptr, "tshape.mlp"},
     {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights,
-     nullptr, nullptr, nullptr, nullptr, nullptr, "tshape.lm_head"},
+     nullptr, nullptr, nullptr, nullptr, nullptr, "tshape.lm_head",
+     TpBoundaries::Enter},
     {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights,
      nullptr, moeActivations, moeElementwise, nullptr, "tshape.moe"},
     // MLA's activations and elementwise traffic are taken as the attention
@@ -65,11 +66,60 @@ BlockKind tshape::model::registerBlock(BlockInfo info) {
   return info.kind;
 }
 
+std::vector<Kernel> tshape::model::tpCollectives(BlockKind k,
+                                                 const ModelConfig &c,
+                                                 const RunShape &run,
+                                                 int64_t layer,
+                                                 TpBoundaries boundary,
+                                                 bool backward) {
+  const int64_t tp = getParam(c, Param::Tp);
+  if (tp <= 1 || !(uint8_t(blockInfo(k).tp) & uint8_t(boundary)))
+    return {};
+  const bool enter = boundary == TpBoundaries::Enter;
+  CollectiveSpec s;
+  s.role = enter ? Role::TpEnter : Role::TpLeave;
+  s.layer = layer;
+  s.backward = backward;
+  if (run.sequenceParallel)
+    s.op = enter == backward ? CollectiveOp::ReduceScatter
+                             : CollectiveOp::AllGather;
+  else if (enter != backward)
+    return {}; // f is the identity forward, g backward
+  s.env = bindings(c);
+  s.bytes = blockDim(s.env,
+                     run.tokens() * DimExpr::param(Param::Hidden) *
+                         DimExpr::constant(dtypeBytes(c.dtype)),
+                     &s.overflow);
+  s.ranks = blockDim(s.env, DimExpr::param(Param::Tp), &s.overflow);
+  return {Kernel(std::move(s))};
+}
+
 std::vector<Kernel> tshape::model::forwardKernels(BlockKind k,
                                                   const ModelConfig &c,
                                                   const RunShape &run,
                                                   int64_t layer) {
-  return blockInfo(k).forward(c, run, layer);
+  std::vector<Kernel> out =
+      tpCollectives(k, c, run, layer, TpBoundaries::Enter, false);
+  for (Kernel &f : blockInfo(k).forward(c, run, layer))
+    out.push_back(std::move(f));
+  for (Kernel &g : tpCollectives(k, c, run, layer, TpBoundaries::Leave, false))
+    out.push_back(std::move(g));
+  return out;
+}
+
+std::vector<Kernel> tshape::model::backwardKernelsOf(BlockKind k,
+                                                     const ModelConfig &c,
+                                                     const RunShape &run,
+                                                     int64_t layer) {
+  if (!run.backward())
+    return {};
+  std::vector<Kernel> out =
+      tpCollectives(k, c, run, layer, TpBoundaries::Leave, true);
+  for (Kernel &b : backwardKernels(blockInfo(k).forward(c, run, layer)))
+    out.push_back(std::move(b));
+  for (Kernel &f : tpCollectives(k, c, run, layer, TpBoundaries::Enter, true))
+    out.push_back(std::move(f));
+  return out;
 }
 
 std::vector<Kernel> tshape::model::blockKernels(BlockKind k,
@@ -77,9 +127,8 @@ std::vector<Kernel> tshape::model::blockKernels(BlockKind k,
                                                 const RunShape &run,
                                                 int64_t layer) {
   std::vector<Kernel> out = forwardKernels(k, c, run, layer);
-  if (run.backward())
-    for (Kernel &b : backwardKernels(out))
-      out.push_back(std::move(b));
+  for (Kernel &b : backwardKernelsOf(k, c, run, layer))
+    out.push_back(std::move(b));
   return out;
 }
 

@@ -115,6 +115,14 @@ struct ServingWorkspace {
   int64_t once = 0, perPieceToken = 0;
 };
 
+/// Where a block's tensor-parallel region begins and ends (Megatron-LM's
+/// conjugate operators, Shoeybi et al. 2019, Section 3): a sub-layer enters
+/// it at its column-parallel input (f) and leaves it after its row-parallel
+/// output (g); the vocabulary-parallel embedding only leaves one (its
+/// partial lookups are summed), the LM head only enters one (its logits
+/// stay split, the loss is vocabulary-parallel).
+enum class TpBoundaries : uint8_t { None = 0, Enter = 1, Leave = 2, Both = 3 };
+
 /// The state of `layers` alike layers: their blocks' components in order.
 struct LayerState {
   int64_t layers = 0;
@@ -158,6 +166,9 @@ struct BlockInfo {
   /// The op that states it in tshape IR ("tshape.attention"), with the
   /// block op interface: what the IR builder creates for it.
   const char *opName = nullptr;
+  /// Its tensor-parallel region's boundaries: the collectives it runs at
+  /// tp > 1 (tpCollectives), as kernels of its kernel lists.
+  TpBoundaries tp = TpBoundaries::Both;
 };
 
 const BlockInfo &blockInfo(BlockKind k);
@@ -172,12 +183,31 @@ std::optional<BlockKind> parseBlock(std::string_view name);
 BlockKind registerBlock(BlockInfo info);
 
 /// The kernels of one instance: its forward kernels and, when the run has
-/// a backward, their gradients in reverse order (backwardKernels).
+/// a backward, their gradients in reverse order (backwardKernels), each
+/// pass with its tensor-parallel collectives.
 std::vector<Kernel> blockKernels(BlockKind k, const ModelConfig &c,
                                  const RunShape &run, int64_t layer);
-/// Its forward kernels only.
+/// Its forward kernels only: the entering collective, the block's own
+/// kernels, the leaving collective.
 std::vector<Kernel> forwardKernels(BlockKind k, const ModelConfig &c,
                                    const RunShape &run, int64_t layer);
+/// Its backward kernels, in order: the leaving collective's gradient, the
+/// gradients of its own kernels (backwardKernels), the entering one's.
+/// Empty when the run has no backward.
+std::vector<Kernel> backwardKernelsOf(BlockKind k, const ModelConfig &c,
+                                      const RunShape &run, int64_t layer);
+/// The tensor-parallel collectives of one instance at `boundary` (Enter or
+/// Leave) in one pass, over tp ranks of the run's tokens x hidden
+/// activations in the model's element type (none at tp 1):
+///   enter: backward an all-reduce of the input's gradient (f);
+///   leave: forward an all-reduce of the partial outputs (g);
+/// under sequence parallelism (run.sequenceParallel) enter is an all-gather
+/// forward and a reduce-scatter backward, leave a reduce-scatter forward
+/// and an all-gather backward (Korthikanti et al. 2022, Section 4.2.2),
+/// `bytes` the gathered size in both.
+std::vector<Kernel> tpCollectives(BlockKind k, const ModelConfig &c,
+                                  const RunShape &run, int64_t layer,
+                                  TpBoundaries boundary, bool backward);
 /// The parameters of one instance, unsharded (BlockInfo::weights of `c`
 /// with every degree at 1); nullopt on overflow.
 std::optional<int64_t> blockWeights(BlockKind k, const ModelConfig &c);
