@@ -19,36 +19,18 @@ using namespace tshape::cost;
 using model::Param;
 
 namespace {
-/// Splits a priced kernel's time into the categories of TimeShares.
-TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e,
-                    const target::GpuTarget &t) {
+/// Splits a priced kernel's time into the categories of TimeShares, from
+/// what every kind's estimate states (its fixed cost, its bound, its bytes
+/// by kind).
+TimeShares sharesOf(const InferenceKernel &k, const KernelEstimate &e) {
   TimeShares s;
-  if (k.kind == model::KernelKind::Collective) {
+  if (e.communication) {
     s.communicationUs = k.us;
     return s;
   }
-  double launch = 0;
-  bool memory = false;
-  if (k.kind == model::KernelKind::Gemm) {
-    launch = std::min(k.us, t.launchOverheadUs);
-    memory = e.gemm.memoryBound;
-  } else if (k.kind == model::KernelKind::Elementwise) {
-    launch = std::min(k.us, double(k.batch) * t.launchOverheadUs); // launches
-    memory = true;
-  } else if (k.kind == model::KernelKind::Scan) {
-    launch = std::min(k.us, t.launchOverheadUs);
-    memory = e.scan.memoryUs >= e.scan.computeUs;
-  } else if (e.decodeStep) {
-    launch = std::min(k.us, e.decode.fixedUs);
-    memory = e.decode.memoryBound;
-  } else {
-    launch = std::min(k.us, t.attentionOverheadUs);
-    memory = e.attention.memoryUs >=
-             std::max(e.attention.computeUs, e.attention.criticalPathUs);
-  }
-  s.launchUs = launch;
-  const double work = k.us - launch;
-  if (!memory) {
+  s.launchUs = std::min(k.us, e.fixedUs);
+  const double work = k.us - s.launchUs;
+  if (!e.memoryBound) {
     s.computeUs = work;
     return s;
   }
@@ -95,53 +77,15 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
   k.unsupported = e.unsupported;
   k.us = e.supported ? e.predictedUs : 0;
   k.flops = e.flops;
-  if (const model::GemmSpec *g = kernel.gemm()) {
-    k.batch = g->batch.value;
-    k.m = g->m.value;
-    k.n = g->n.value;
-    k.k = g->k.value;
-    k.bytes = e.gemm.bytes;
-    // At the run's precision (an FP8 linear layer reads 1-byte weights).
-    if (model::roleInfo(g->role).weight)
-      k.weightBytes = weightElementBytes(*g, c.dtype, &run) *
-                      double(g->n.value) * double(g->k.value);
-    k.ridge = t.peakTflops[int(c.dtype)] * t.mathEfficiency * 1e12 /
-              (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency);
-  } else if (const model::AttentionSpec *a = kernel.attention()) {
-    const model::GemmSpec score = a->gemms()[0];
-    k.batch = score.batch.value;
-    k.m = score.m.value;
-    k.n = score.n.value;
-    k.k = score.k.value;
-    if (e.decodeStep) {
-      k.bytes = e.decode.bytes;
-      k.cacheBytes = e.decode.cacheBytes;
-    } else {
-      // The prefill model's memory term: Q, O, and K, V read once, and a
-      // chunk's cached K, V read (cache bytes).
-      k.bytes = e.attention.bytes;
-      k.cacheBytes = e.attention.cacheBytes;
-    }
-  } else if (const model::ElementwiseSpec *w = kernel.elementwise()) {
-    k.m = w->rows.value;
-    k.n = w->width.value;
-    k.batch = w->count;
-    k.bytes = e.elementwiseBytes;
-  } else if (const model::ScanSpec *s = kernel.scan()) {
-    // Sizes as the chunk's products: batch x heads chunks of `chunk` rows
-    // over key_dim; the state it reads and writes is the sequence's
-    // (cache bytes: what a decode step reads besides the weights).
-    k.batch = s->batch.value * s->heads.value;
-    k.m = s->length.value;
-    k.n = s->valueDim.value;
-    k.k = s->keyDim.value;
-    k.bytes = e.scan.bytes;
-    k.cacheBytes = e.scan.stateBytes;
-  } else if (const model::CollectiveSpec *col = kernel.collective()) {
-    k.n = col->bytes.value;
-    k.batch = col->ranks.value;
-    k.bytes = double(col->bytes.value);
-  }
+  const std::array<int64_t, 4> columns = kernel.columns();
+  k.batch = columns[0];
+  k.m = columns[1];
+  k.n = columns[2];
+  k.k = columns[3];
+  k.bytes = e.bytes;
+  k.weightBytes = e.weightBytes;
+  k.cacheBytes = e.cacheBytes;
+  k.ridge = e.ridge;
   if (k.bytes > 0)
     k.intensity = k.flops / k.bytes;
   if (!k.supported) {
@@ -149,8 +93,8 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
     k.regime = "unpriced";
     return k;
   }
-  k.shares = sharesOf(k, e, t);
-  if (k.kind == model::KernelKind::Collective)
+  k.shares = sharesOf(k, e);
+  if (e.communication)
     k.regime = "communication";
   else if (k.shares.launchUs >= k.us - k.shares.launchUs)
     k.regime = "launch";

@@ -154,6 +154,10 @@ void priceDecode(const model::AttentionSpec &a, model::DType dtype,
   f.tflops = d.tflops;
   e.predictedUs = d.predictedUs;
   e.flops = d.flops;
+  e.fixedUs = d.fixedUs;
+  e.memoryBound = d.memoryBound;
+  e.bytes = d.bytes;
+  e.cacheBytes = d.cacheBytes;
 }
 } // namespace
 
@@ -184,6 +188,15 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
                       " has no GEMM path on " + t.name;
     e.predictedUs = e.gemm.predictedUs;
     e.flops = e.gemm.flops;
+    e.fixedUs = t.launchOverheadUs;
+    e.memoryBound = e.gemm.memoryBound;
+    e.bytes = e.gemm.bytes;
+    // At the run's precision (an FP8 linear layer reads 1-byte weights).
+    if (model::roleInfo(g->role).weight)
+      e.weightBytes = weightElementBytes(*g, dtype, run) *
+                      double(g->n.value) * double(g->k.value);
+    e.ridge = t.peakTflops[int(dtype)] * t.mathEfficiency * 1e12 /
+              (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency);
     return e;
   }
   if (const model::AttentionSpec *a = k.attention()) {
@@ -232,6 +245,14 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
     }
     e.predictedUs = e.attention.predictedUs;
     e.flops = e.attention.flops;
+    e.fixedUs = t.attentionOverheadUs;
+    e.memoryBound =
+        e.attention.memoryUs >=
+        std::max(e.attention.computeUs, e.attention.criticalPathUs);
+    // The prefill model's memory term: Q, O, and K, V read once, and a
+    // chunk's cached K, V read (cache bytes).
+    e.bytes = e.attention.bytes;
+    e.cacheBytes = e.attention.cacheBytes;
     return e;
   }
   if (const model::ElementwiseSpec *w = k.elementwise()) {
@@ -239,10 +260,22 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
     // (memory_efficiency) plus a launch each (launch_overhead_us); both
     // constants are the GEMM fit's, none is fitted on these kernels.
     e.elementwiseBytes = w->bytes(double(model::dtypeBytes(dtype)));
-    e.predictedUs =
-        double(w->count) * t.launchOverheadUs +
-        e.elementwiseBytes / (t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency) *
-            1e6;
+    e.fixedUs = double(w->count) * t.launchOverheadUs;
+    e.predictedUs = e.fixedUs + e.elementwiseBytes / (t.memoryBandwidthGBs *
+                                                      1e9 * t.memoryEfficiency) *
+                                    1e6;
+    e.memoryBound = true;
+    e.bytes = e.elementwiseBytes;
+    return e;
+  }
+  if (const model::TopKSpec *s = k.topK()) {
+    // Memory-bound: the scores read and the indices written at the
+    // bandwidth the GEMM model reaches, plus one launch; not calibrated.
+    e.bytes = s->bytes();
+    e.fixedUs = t.launchOverheadUs;
+    e.memoryBound = true;
+    e.predictedUs = e.fixedUs + e.bytes / (t.memoryBandwidthGBs * 1e3 *
+                                           t.memoryEfficiency);
     return e;
   }
   if (const model::ScanSpec *s = k.scan()) {
@@ -263,9 +296,15 @@ KernelEstimate tshape::cost::predictKernel(const model::Kernel &k,
         e.scan.bytes / (t.memoryBandwidthGBs * 1e3 * t.memoryEfficiency);
     e.predictedUs =
         t.launchOverheadUs + std::max(e.scan.computeUs, e.scan.memoryUs);
+    e.fixedUs = t.launchOverheadUs;
+    e.memoryBound = e.scan.memoryUs >= e.scan.computeUs;
+    e.bytes = e.scan.bytes;
+    e.cacheBytes = e.scan.stateBytes;
     return e;
   }
   if (const model::CollectiveSpec *c = k.collective()) {
+    e.communication = true;
+    e.bytes = double(c->bytes.value);
     if (!cluster) {
       e.supported = false;
       e.unsupported = std::string("no cluster given for collective ") +

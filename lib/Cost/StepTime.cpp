@@ -139,8 +139,6 @@ struct LayerTime {
   /// The expert-parallel all-to-alls (a MoE layer at ep > 1): how many per
   /// layer (forward and backward, the mean layer's) and their bytes.
   double allToAlls = 0, allToAllBytes = 0;
-  /// Its blocks' tensor-parallel collectives (the mean layer's).
-  std::vector<TpCollective> tp;
   /// Key and value elements per token of this rank that the context-
   /// parallel ring exchanges: kv_heads/t x (key head dim + value head dim)
   /// of the layer's attention kernel, as the kernel states them (plain
@@ -173,14 +171,6 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
     mean.allToAlls += w * t->allToAlls;
     mean.kvExchangePerToken += w * t->kvExchangePerToken;
     mean.allToAllBytes = std::max(mean.allToAllBytes, t->allToAllBytes);
-    for (const TpCollective &x : t->tp) {
-      model::CollectiveSpec s;
-      s.role = Role::TpLeave;
-      s.op = x.op;
-      s.bytes.value = int64_t(x.bytes);
-      s.backward = x.backward;
-      addTpCollective(mean.tp, model::Kernel(s), w * x.count);
-    }
   }
   return mean;
 }
@@ -210,14 +200,12 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
     ModelConfig fused = rc;
     fused.attention.fused = true;
     for (const model::Kernel &k : model::layerKernels(fused, run, 0))
-      if (const model::AttentionSpec *a = k.attention(); a && !a->backward)
-        t.kvExchangePerToken +=
-            double(a->kvHeads.value) *
-            double(a->headDim.value + a->valueHeadDim.value);
+      t.kvExchangePerToken += double(k.ringElementsPerToken());
   }
   for (const model::Kernel &k : kernels) {
-    // The collectives are priced on the cluster.
-    if (addTpCollective(t.tp, k, 1))
+    // The collectives are priced on the cluster (the tensor-parallel ones
+    // from TpKernels).
+    if (k.role() == Role::TpEnter || k.role() == Role::TpLeave)
       continue;
     if (const model::CollectiveSpec *a = k.collective()) {
       t.allToAlls += 1;
@@ -297,9 +285,12 @@ LoraTime loraTime(const ModelConfig &c, int64_t r,
 /// per-rank shape only (StepModel remembers them).
 struct StepModel::RankTimes {
   LayerTime layer;
-  /// The embedding's and the LM head's tensor-parallel collectives (the
-  /// first and the last stage's).
-  std::vector<TpCollective> embeddingTp, headTp;
+  /// The tensor-parallel collectives of the mean layer, the embedding (the
+  /// first stage's) and the LM head (the last stage's), without and with
+  /// sequence parallelism (indexed by it: kernels only, nothing priced).
+  struct TpKernels {
+    std::vector<TpCollective> layer, embedding, head;
+  } tp[2];
   double logitsFwd = 0, logitsBwd = 0;
   double logitsWgrad = 0; ///< of logitsBwd, the weight gradient's
 };
@@ -313,13 +304,27 @@ rankTimes(const ModelConfig &c, const target::GpuTarget &target,
     return std::nullopt;
   StepModel::RankTimes r;
   r.layer = *lt;
-  for (const model::Kernel &k : model::blockKernels(
-           model::BlockKind::Embedding, model::rankSeqConfig(c), run, -1))
-    addTpCollective(r.embeddingTp, k, 1);
+  const ModelConfig rc = model::rankSeqConfig(c);
+  for (bool sp : {false, true}) {
+    model::RunShape spRun = run;
+    spRun.sequenceParallel = sp;
+    StepModel::RankTimes::TpKernels &tk = r.tp[sp];
+    const double layers = double(std::max<int64_t>(1, c.layers));
+    for (const auto &[lc, n] : model::layerGroups(c))
+      for (const model::Kernel &k :
+           model::layerKernels(model::rankSeqConfig(lc), spRun, 0))
+        addTpCollective(tk.layer, k, double(n) / layers);
+    for (const model::Kernel &k :
+         model::blockKernels(model::BlockKind::Embedding, rc, spRun, -1))
+      addTpCollective(tk.embedding, k, 1);
+    for (const model::Kernel &k :
+         model::blockKernels(model::BlockKind::LMHead, rc, spRun, -1))
+      addTpCollective(tk.head, k, 1);
+  }
   // The LM head (last stage): its GEMMs.
-  for (const model::Kernel &k : model::blockKernels(
-           model::BlockKind::LMHead, model::rankSeqConfig(c), run, -1)) {
-    if (addTpCollective(r.headTp, k, 1))
+  for (const model::Kernel &k :
+       model::blockKernels(model::BlockKind::LMHead, rc, run, -1)) {
+    if (k.collective())
       continue;
     KernelEstimate ke = predictKernel(k, c.dtype, target, nullptr, &run);
     if (!ke.supported) {
@@ -435,7 +440,6 @@ const StepModel::RankTimes *StepModel::times(const ModelConfig &c,
     key.push_back(getParam(c, p));
   key.push_back(int64_t(c.dtype));
   key.push_back(run.precision ? int64_t(*run.precision) + 1 : 0);
-  key.push_back(run.sequenceParallel);
   auto [it, inserted] = cache.try_emplace(std::move(key));
   if (inserted) {
     if (std::optional<RankTimes> r =
@@ -526,10 +530,11 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
              price.collective(x.op, x.bytes, t, tpTier);
     return sec;
   };
+  const StepModel::RankTimes::TpKernels &tk = rt->tp[plan.sequenceParallel];
   const double layerTp =
-      tpSeconds(lt->tp, plan.recompute == Recompute::Full ? 2 : 1);
-  const double firstTp = tpSeconds(rt->embeddingTp, 1);
-  const double lastTp = tpSeconds(rt->headTp, 1);
+      tpSeconds(tk.layer, plan.recompute == Recompute::Full ? 2 : 1);
+  const double firstTp = tpSeconds(tk.embedding, 1);
+  const double lastTp = tpSeconds(tk.head, 1);
 
   // Expert parallelism: each MoE layer's dispatch and combine all-to-alls
   // (and their gradients) among the ep ranks of one expert group, t apart;

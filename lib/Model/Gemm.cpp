@@ -57,6 +57,7 @@ const RoleInfo kRoles[] = {
     {Role::Scan, "scan", RoleGroup::Attention, false, "", ""},
     {Role::TpEnter, "tp_enter", RoleGroup::Communication, false, "", ""},
     {Role::TpLeave, "tp_leave", RoleGroup::Communication, false, "", ""},
+    {Role::IndexerTopK, "indexer_topk", RoleGroup::Attention, false, "", ""},
 };
 
 /// The built-in roles, then the registered ones; indexed by Role.

@@ -19,6 +19,8 @@ const char *tshape::model::kernelKindName(KernelKind k) {
     return "elementwise";
   case KernelKind::Scan:
     return "scan";
+  case KernelKind::TopK:
+    return "top_k";
   }
   return "gemm";
 }
@@ -197,8 +199,48 @@ std::vector<std::pair<const char *, Dim>> Kernel::dims() const {
     return {{"batch", s->batch},   {"heads", s->heads},
             {"length", s->length}, {"chunk", s->chunk},
             {"key_dim", s->keyDim}, {"value_dim", s->valueDim}};
+  if (const TopKSpec *t = topK())
+    return {{"batch", t->batch},
+            {"rows", t->rows},
+            {"length", t->length},
+            {"k", t->k}};
   const CollectiveSpec &c = *collective();
   return {{"bytes", c.bytes}, {"ranks", c.ranks}};
+}
+
+std::array<int64_t, 4> Kernel::columns() const {
+  if (const GemmSpec *g = gemm())
+    return {g->batch.value, g->m.value, g->n.value, g->k.value};
+  if (const AttentionSpec *a = attention()) {
+    const GemmSpec score = a->gemms()[0];
+    return {score.batch.value, score.m.value, score.n.value, score.k.value};
+  }
+  if (const ElementwiseSpec *e = elementwise())
+    return {e->count, e->rows.value, e->width.value, 0};
+  if (const ScanSpec *s = scan())
+    return {s->batch.value * s->heads.value, s->length.value,
+            s->valueDim.value, s->keyDim.value};
+  if (const TopKSpec *t = topK())
+    return {t->batch.value, t->rows.value, t->length.value, t->k.value};
+  const CollectiveSpec &c = *collective();
+  return {c.ranks.value, 0, c.bytes.value, 0};
+}
+
+std::optional<int64_t> Kernel::flops() const {
+  if (const GemmSpec *g = gemm())
+    return g->flops();
+  if (const AttentionSpec *a = attention())
+    return a->flops();
+  if (const ScanSpec *s = scan())
+    return s->flops();
+  return 0;
+}
+
+int64_t Kernel::ringElementsPerToken() const {
+  const AttentionSpec *a = attention();
+  if (!a || a->backward)
+    return 0;
+  return a->kvHeads.value * (a->headDim.value + a->valueHeadDim.value);
 }
 
 std::vector<GemmSpec> tshape::model::gemmsOf(const std::vector<Kernel> &ks) {
@@ -283,4 +325,31 @@ double ScanSpec::stateBytes() const {
   return double(batch.value) * double(heads.value) * double(chunks()) * 2 *
          double(keyDim.value) * double(valueDim.value) * 4 *
          (backward ? 2 : 1);
+}
+
+//===----------------------------------------------------------------------===//
+// TopKSpec
+//===----------------------------------------------------------------------===//
+
+double TopKSpec::scores() const {
+  const double q = double(rows.value), n = double(length.value);
+  if (!causal)
+    return double(batch.value) * q * n;
+  // Query i (0-based) of the last q sees n - q + 1 + i keys:
+  // q (n - q + 1) + q (q - 1) / 2 in all.
+  return double(batch.value) * (q * (n - q + 1) + q * (q - 1) / 2);
+}
+
+double TopKSpec::selected() const {
+  const int64_t q = rows.value, n = length.value, kk = k.value;
+  if (!causal)
+    return double(batch.value) * double(q) * double(std::min(kk, n));
+  // The first queries see fewer than k keys and keep them all: query i
+  // sees v0 + i keys (v0 = n - q + 1); those with v0 + i <= k are
+  // i <= k - v0, n1 of them, keeping n1 v0 + n1 (n1 - 1) / 2; the rest k.
+  const int64_t v0 = n - q + 1;
+  const int64_t n1 = std::clamp<int64_t>(kk - v0 + 1, 0, q);
+  const double first = double(n1) * double(v0) +
+                       double(n1) * double(n1 - 1) / 2;
+  return double(batch.value) * (first + double(q - n1) * double(kk));
 }

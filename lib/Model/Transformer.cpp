@@ -228,34 +228,22 @@ std::optional<RuleViolation> tshape::model::checkModel(const ModelConfig &c) {
                        "layers",
                        (long long)n.value_or(-1), (long long)c.layers)};
   }
-  // S1 for the dense MLP's inner size, which is optional without one.
-  if (hasBlock(c, BlockKind::Mlp))
-    if (auto r = checkPositive(paramName(Param::Ffn), c.mlp.inner))
-      return r;
-  // Rule E3: a layer with a MoE block needs its experts.
-  if (hasBlock(c, BlockKind::Moe) &&
-      (c.moe.experts <= 0 || c.moe.topk <= 0 || c.moe.inner <= 0))
-    return RuleViolation{
-        "E3", format("a moe block needs experts, topk and moe_ffn, got "
-                     "%lld, %lld and %lld; give all three",
-                     (long long)c.moe.experts, (long long)c.moe.topk,
-                     (long long)c.moe.inner)};
+  // The blocks' own rules (Blocks/Block.h, BlockInfo::check), once for
+  // each block a layer holds.
+  std::vector<BlockKind> asked;
+  for (const auto &[lc, n] : layerGroups(c))
+    for (BlockKind k : lc.layerBlocks)
+      if (std::find(asked.begin(), asked.end(), k) == asked.end()) {
+        asked.push_back(k);
+        if (auto check = blockInfo(k).check)
+          if (auto r = check(c))
+            return r;
+      }
   // Rules W1-W3 on the window (a layer with one).
   if (c.attention.window != 0)
     if (auto r = checkWindow(c.attention.window, c.attention.chunked,
                              c.attention.causal))
       return r;
-  // Rule LA1: a layer with an MLA block needs its latent and head dims (the
-  // query latent is optional).
-  if (hasBlock(c, BlockKind::Mla))
-    for (Param p : {Param::KvLoraRank, Param::QkNopeDim, Param::QkRopeDim,
-                    Param::VHeadDim})
-      if (getParam(c, p) <= 0)
-        return RuleViolation{
-            "LA1", format("an mla block needs kv_lora_rank, qk_nope_head_dim, "
-                         "qk_rope_head_dim and v_head_dim; %s is %lld, give "
-                         "it a positive value",
-                         paramName(p), (long long)getParam(c, p))};
   Bindings env = bindings(c);
   // MHA leaves kv_heads unbound; its rules are then those of heads.
   env.set(Param::KvHeads, c.attention.kvHeads);
@@ -495,12 +483,8 @@ std::optional<ParamCount> tshape::model::countParameters(const ModelConfig &c) {
 std::optional<int64_t>
 tshape::model::kernelFlops(const std::vector<Kernel> &kernels) {
   std::optional<int64_t> n = 0;
-  for (const Kernel &k : kernels) {
-    if (const GemmSpec *g = k.gemm())
-      n = checkedAdd(n, g->flops());
-    else if (const AttentionSpec *a = k.attention())
-      n = checkedAdd(n, a->flops());
-  }
+  for (const Kernel &k : kernels)
+    n = checkedAdd(n, k.flops());
   return n;
 }
 

@@ -33,6 +33,18 @@ struct KernelEstimate {
   std::string unsupported;
   double predictedUs = 0;
   double flops = 0; ///< useful FLOPs (a causal mask's skipped pairs excluded)
+  /// What every kind fills, so that the serving report's shares, regimes
+  /// and byte columns read no kind: the fixed cost of its launches (us),
+  /// whether memory bounds the rest (else compute; `communication` for a
+  /// collective), the bytes it moves and of them the weights' (at the
+  /// run's precision) and the cache's (a KV cache or a recurrent state).
+  double fixedUs = 0;
+  bool memoryBound = false, communication = false;
+  double bytes = 0, weightBytes = 0, cacheBytes = 0;
+  /// A GEMM's ridge at its dtype: the FLOPs per byte where the target's
+  /// peak x math_efficiency meets its bandwidth x memory_efficiency (0 for
+  /// other kinds).
+  double ridge = 0;
   GemmEstimate gemm;                ///< kind Gemm
   /// Kind Attention. A decode step fills its summary too (supported, the
   /// padded head dim, FLOPs, compute, memory and predicted time), so that
@@ -54,6 +66,8 @@ struct KernelEstimate {
   struct ScanEstimate {
     double computeUs = 0, memoryUs = 0, bytes = 0, stateBytes = 0;
   } scan;
+  /// Kind TopK: memory-bound, a first-principles price (TopKSpec::bytes at
+  /// bandwidth x memory_efficiency plus one launch), not calibrated.
 };
 
 /// The groups of a grouped expert GEMM (batch over the rank's E/ep

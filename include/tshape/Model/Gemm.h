@@ -64,6 +64,7 @@ enum class Role : uint8_t {
   /// sequence parallelism). Blocks/Block.h, tpCollectives.
   TpEnter,
   TpLeave,
+  IndexerTopK, ///< a sparse attention's top-k over its indexer's scores
 };
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 

@@ -1,14 +1,17 @@
 //===- Kernel.h - One kernel of a model: GEMM, attention, collective -*- C++ -*-===//
 //
 // What the blocks emit (Blocks/Block.h): a kernel is a GEMM (Gemm.h), a
-// fused attention, a collective or a memory-bound elementwise kernel, each with its role, its layer and its
+// fused attention, a collective, a memory-bound elementwise kernel, a
+// chunked scan or a top-k selection, each with its role, its layer and its
 // sizes as values and as expressions over named parameters (DimExpr.h).
 // The lowering emits them and stamps them on the IR; the analysis, the
 // search and tshape-predict price them with one function
-// (Cost/PredictKernel.h, predictKernel). A new kind joins here, in the cost
-// model and in the consistency test; today the inference and step models,
-// the dialect's provenance attributes, the analysis records and the
-// measured-row readers also switch on kinds (docs/architecture.md).
+// (Cost/PredictKernel.h, predictKernel), whose estimate carries what every
+// kind fills (its fixed cost, bound, bytes by kind), so that the serving
+// and step models read kernels without naming a kind. A new kind joins
+// here and in the price; the dialect's provenance attributes, the analysis
+// records and the measured-row readers still switch on kinds
+// (docs/architecture.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +21,7 @@
 #include "tshape/Model/Gemm.h"
 #include "tshape/Support/DType.h"
 
+#include <array>
 #include <variant>
 
 namespace tshape::model {
@@ -27,9 +31,10 @@ enum class KernelKind : uint8_t {
   Attention,
   Collective,
   Elementwise,
-  Scan
+  Scan,
+  TopK
 };
-/// "gemm", "attention", "collective", "elementwise", "scan".
+/// "gemm", "attention", "collective", "elementwise", "scan", "top_k".
 const char *kernelKindName(KernelKind k);
 
 /// A fused attention kernel (FlashAttention) on one rank: `batch`
@@ -189,7 +194,30 @@ struct ScanSpec {
   double stateBytes() const;
 };
 
-/// One kernel: exactly one of the five.
+/// A top-k selection (a sparse attention's indexer: DeepSeek Sparse
+/// Attention keeps, for each query, the `k` keys of highest index score):
+/// in each of `batch` sequences, `rows` queries each choose min(k, visible)
+/// of their scores over the `length` keys, causal (query i of the last
+/// `rows` sees length - rows + 1 + i keys) unless `causal` is false. It
+/// reads the fp32 scores and writes int32 indices; no tensor-core FLOPs, no
+/// backward (the selection passes no gradient).
+struct TopKSpec {
+  Role role = Role::IndexerTopK;
+  int64_t layer = -1;
+  Dim batch, rows, length, k;
+  bool causal = true;
+  Bindings env;
+  bool overflow = false;
+
+  /// The scores it reads over all sequences (each query's visible keys).
+  double scores() const;
+  /// The indices it writes over all sequences.
+  double selected() const;
+  /// Bytes read and written: 4 a score, 4 an index.
+  double bytes() const { return 4 * (scores() + selected()); }
+};
+
+/// One kernel: exactly one of the six.
 class Kernel {
 public:
   Kernel(GemmSpec g) : body(std::move(g)) {}
@@ -197,6 +225,7 @@ public:
   Kernel(CollectiveSpec c) : body(std::move(c)) {}
   Kernel(ElementwiseSpec e) : body(std::move(e)) {}
   Kernel(ScanSpec s) : body(std::move(s)) {}
+  Kernel(TopKSpec t) : body(std::move(t)) {}
 
   KernelKind kind() const { return KernelKind(body.index()); }
   const GemmSpec *gemm() const { return std::get_if<GemmSpec>(&body); }
@@ -210,6 +239,7 @@ public:
     return std::get_if<ElementwiseSpec>(&body);
   }
   const ScanSpec *scan() const { return std::get_if<ScanSpec>(&body); }
+  const TopKSpec *topK() const { return std::get_if<TopKSpec>(&body); }
   GemmSpec *gemm() { return std::get_if<GemmSpec>(&body); }
   AttentionSpec *attention() { return std::get_if<AttentionSpec>(&body); }
 
@@ -225,10 +255,23 @@ public:
   /// kind: what the consistency test compares and reports print. Copies, so
   /// that a temporary kernel's sizes outlive it.
   std::vector<std::pair<const char *, Dim>> dims() const;
+  /// Its sizes as a report's four columns, batch x M x N x K: a GEMM's own;
+  /// an attention's score GEMM's; an elementwise kernel's launches, rows
+  /// and width; a scan's sequences x heads, length, value and key dims; a
+  /// collective's ranks and bytes (in N); a top-k's sequences, queries,
+  /// keys and k.
+  std::array<int64_t, 4> columns() const;
+  /// The model FLOPs it computes (a GEMM's, an attention's, a scan's; 0
+  /// for the memory-bound and communication kinds); nullopt on overflow.
+  std::optional<int64_t> flops() const;
+  /// The key and value elements per token of this rank that a
+  /// context-parallel ring exchanges for it: an attention's kv heads x
+  /// (key head dim + value head dim), 0 for every other kernel.
+  int64_t ringElementsPerToken() const;
 
 private:
   std::variant<GemmSpec, AttentionSpec, CollectiveSpec, ElementwiseSpec,
-               ScanSpec>
+               ScanSpec, TopKSpec>
       body;
 };
 

@@ -18,18 +18,20 @@ const BlockInfo kBlocks[] = {
      attentionWeights, nullptr, attentionState, attentionActivations,
      attentionElementwise, nullptr, "tshape.attention"},
     {BlockKind::Mlp, "mlp", true, mlpKernels, mlpWeights, nullptr, nullptr,
-     mlpActivations, mlpElementwise, nullptr, "tshape.mlp"},
+     mlpActivations, mlpElementwise, nullptr, "tshape.mlp",
+     TpBoundaries::Both, mlpCheck},
     {BlockKind::LMHead, "lm_head", false, lmHeadKernels, lmHeadWeights,
      nullptr, nullptr, nullptr, nullptr, nullptr, "tshape.lm_head",
      TpBoundaries::Enter},
     {BlockKind::Moe, "moe", true, moeKernels, moeWeights, moeActiveWeights,
-     nullptr, moeActivations, moeElementwise, nullptr, "tshape.moe"},
+     nullptr, moeActivations, moeElementwise, nullptr, "tshape.moe",
+     TpBoundaries::Both, moeCheck},
     // MLA's activations and elementwise traffic are taken as the attention
     // sub-layer's (Korthikanti's terms at its heads; its latents' norms
     // are not counted).
     {BlockKind::Mla, "mla", true, mlaKernels, mlaWeights, nullptr,
      mlaState, attentionActivations, attentionElementwise, mlaWorkspace,
-     "tshape.mla"},
+     "tshape.mla", TpBoundaries::Both, mlaCheck},
 };
 
 

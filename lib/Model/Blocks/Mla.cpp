@@ -288,3 +288,16 @@ ServingWorkspace tshape::model::mlaWorkspace(const ModelConfig &c) {
   w.perPieceToken = mlaContextUpElements(c).value_or(0);
   return w;
 }
+
+std::optional<RuleViolation> tshape::model::mlaCheck(const ModelConfig &c) {
+  for (Param p : {Param::KvLoraRank, Param::QkNopeDim, Param::QkRopeDim,
+                  Param::VHeadDim})
+    if (getParam(c, p) <= 0)
+      return RuleViolation{
+          "LA1", std::string("an mla block needs kv_lora_rank, "
+                             "qk_nope_head_dim, qk_rope_head_dim and "
+                             "v_head_dim; ") +
+                     paramName(p) + " is " + std::to_string(getParam(c, p)) +
+                     ", give it a positive value"};
+  return std::nullopt;
+}

@@ -64,3 +64,7 @@ ElementwiseTraffic tshape::model::mlpElementwise(const ModelConfig &c) {
   out.forward = z.tokens * (f / z.t) * z.e * (c.mlp.gated ? 3 : 2);
   return out;
 }
+
+std::optional<RuleViolation> tshape::model::mlpCheck(const ModelConfig &c) {
+  return checkPositive(paramName(Param::Ffn), c.mlp.inner);
+}

@@ -169,3 +169,14 @@ ElementwiseTraffic tshape::model::moeElementwise(const ModelConfig &c) {
                 (k * fe / z.t * act + fs / z.t * act + 4 * k * z.h);
   return out;
 }
+
+std::optional<RuleViolation> tshape::model::moeCheck(const ModelConfig &c) {
+  if (c.moe.experts > 0 && c.moe.topk > 0 && c.moe.inner > 0)
+    return std::nullopt;
+  return RuleViolation{"E3", "a moe block needs experts, topk and moe_ffn, "
+                             "got " +
+                                 std::to_string(c.moe.experts) + ", " +
+                                 std::to_string(c.moe.topk) + " and " +
+                                 std::to_string(c.moe.inner) +
+                                 "; give all three"};
+}

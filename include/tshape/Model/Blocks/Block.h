@@ -169,6 +169,10 @@ struct BlockInfo {
   /// Its tensor-parallel region's boundaries: the collectives it runs at
   /// tp > 1 (tpCollectives), as kernels of its kernel lists.
   TpBoundaries tp = TpBoundaries::Both;
+  /// Its own rules on a model whose layers have it (checkModel asks each
+  /// block its layers hold: the MLP's S1 on ffn, the MoE block's E3, MLA's
+  /// LA1); null: none beyond the parameter table's.
+  std::optional<RuleViolation> (*check)(const ModelConfig &c) = nullptr;
 };
 
 const BlockInfo &blockInfo(BlockKind k);
@@ -241,6 +245,8 @@ AttentionSpec attentionKernel(const ModelConfig &c, const RunShape &run,
 std::vector<Kernel> mlpKernels(const ModelConfig &c, const RunShape &run,
                                int64_t layer);
 std::optional<int64_t> mlpWeights(const ModelConfig &c);
+/// S1 on the dense MLP's inner size (optional in a model without one).
+std::optional<RuleViolation> mlpCheck(const ModelConfig &c);
 /// Moe.cpp: the router, the all-to-all dispatch and combine (ep > 1), the
 /// routed experts as grouped GEMMs over the rank's E/ep experts, and the
 /// shared experts; weights: all of them and the norm gain; active
@@ -248,6 +254,8 @@ std::optional<int64_t> mlpWeights(const ModelConfig &c);
 std::vector<Kernel> moeKernels(const ModelConfig &c, const RunShape &run,
                                int64_t layer);
 std::optional<int64_t> moeWeights(const ModelConfig &c);
+/// E3: a MoE block needs its experts, top-k and expert width.
+std::optional<RuleViolation> moeCheck(const ModelConfig &c);
 std::optional<int64_t> moeActiveWeights(const ModelConfig &c);
 /// The tokens of the busiest routed expert on one rank:
 /// ceildiv(b*s*k, E/ep), times capacity/100 under the capacity option.
@@ -270,6 +278,9 @@ std::optional<int64_t> lmHeadWeights(const ModelConfig &c);
 std::vector<Kernel> mlaKernels(const ModelConfig &c, const RunShape &run,
                                int64_t layer);
 std::optional<int64_t> mlaWeights(const ModelConfig &c);
+/// LA1: an MLA block needs its latent and head dims (the query latent is
+/// optional).
+std::optional<RuleViolation> mlaCheck(const ModelConfig &c);
 /// The attention kernel of an MLA block (absorbed when decoding; a
 /// prefill chunk over a cache: the chunk's causal attention over its own
 /// tokens, the context being mlaContextAttentionKernel's).
