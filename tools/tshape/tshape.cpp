@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Tools/PlanHardware.h"
+#include "tshape/Tools/PlanCommand.h"
 #include "Subcommands.h"
 
 #include "tshape/Tools/ToolOptions.h"
@@ -17,6 +19,8 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <vector>
+
 using namespace tshape::driver;
 namespace cl = llvm::cl;
 
@@ -25,14 +29,29 @@ int tshape::driver::fail(const std::string &message) {
   return 1;
 }
 
+cl::SubCommand &tshape::plancmd::subCommand() {
+  static cl::SubCommand plan("plan", "evaluate or search training plans");
+  return plan;
+}
+
 namespace {
 struct Entry {
   cl::SubCommand &(*command)();
-  cl::OptionCategory &(*category)();
-  int (*run)();
+  std::vector<const cl::OptionCategory *> (*categories)();
+  int (*run)(int argc, char **argv);
 };
 const Entry kSubcommands[] = {
-    {adviseCommand, adviseCategory, runAdvise},
+    {adviseCommand,
+     [] { return std::vector<const cl::OptionCategory *>{&adviseCategory()}; },
+     [](int, char **) { return runAdvise(); }},
+    {tshape::plancmd::subCommand,
+     [] {
+       return std::vector<const cl::OptionCategory *>{
+           &tshape::plancmd::category(), &tshape::planhw::category()};
+     },
+     [](int argc, char **argv) {
+       return tshape::plancmd::run(kTool, argc, argv);
+     }},
 };
 } // namespace
 
@@ -42,7 +61,7 @@ int main(int argc, char **argv) {
   // the generic ones) are hidden, not removed: --help-hidden lists them.
   tshape::showOnlyOwnOptions({});
   for (const Entry &e : kSubcommands)
-    cl::HideUnrelatedOptions(e.category(), e.command());
+    cl::HideUnrelatedOptions(e.categories(), e.command());
 
   // An unknown subcommand gets a clear error, not a positional argument.
   if (argc > 1 && argv[1][0] != '-') {
@@ -66,11 +85,16 @@ int main(int argc, char **argv) {
       "      JSON and Markdown report, the optimized config.json and "
       "Megatron-LM\n"
       "      arguments (tshape advise --help; docs/advise.md)\n\n"
+      "  tshape plan CONFIG.json --gpus=N [--search]   price a training "
+      "plan, or\n"
+      "      search every plan that fits, and print the Megatron-LM launch "
+      "command\n"
+      "      (tshape plan --help; the same as tshape-plan; docs/plan.md)\n\n"
       "The compiler tools stand below it: tshape-translate, tshape-opt, "
       "tshape-plan,\ntshape-predict, tshape-calibrate.\n");
   for (const Entry &e : kSubcommands)
     if (e.command())
-      return e.run();
+      return e.run(argc, argv);
   cl::PrintHelpMessage();
   return 1;
 }

@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Hardware.h"
+#include "tshape/Tools/PlanHardware.h"
+#include "tshape/Tools/PlanCommand.h"
 
 #include "tshape/Advise/Projection.h"
 #include "tshape/Report/HardwareReport.h"
@@ -31,46 +32,46 @@ cl::list<std::string> clusters(
     "clusters",
     cl::desc("--search or --project on each of these clusters: built-in "
              "names or cluster files (*.json), comma-separated"),
-    cl::CommaSeparated, cl::cat(hwCat));
+    cl::CommaSeparated, cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::list<std::string>
     scales("scale",
            cl::desc("a scaled variant, BASE:FACTOR=X,...[,name=LABEL]; factors "
                     "compute, hbm-bw, hbm, link, nvlink, network (repeatable)"),
-           cl::cat(hwCat));
+           cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::list<std::string>
     prices("price",
            cl::desc("LABEL:PRICE, the user's price per GPU-hour of a hardware "
                     "choice (repeatable; all choices or none): ranks by tokens "
                     "per dollar"),
-           cl::CommaSeparated, cl::cat(hwCat));
+           cl::CommaSeparated, cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::opt<bool> project(
     "project",
     cl::desc("project the communication share of the best plan over model "
              "scale x hardware (docs/plan.md)"),
-    cl::cat(hwCat));
+    cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::opt<std::string> projectRule(
     "project-rule",
     cl::desc("--project: how h and L grow (megatron-2021, aspect-128)"),
-    cl::init("megatron-2021"), cl::cat(hwCat));
+    cl::init("megatron-2021"), cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::list<std::string> projectPoints(
     "project-points",
     cl::desc("--project: the rule's points (megatron-2021: names such as "
              "1.7B,145.6B; aspect-128: layer counts)"),
-    cl::CommaSeparated, cl::cat(hwCat));
+    cl::CommaSeparated, cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::opt<std::string> csvPath("csv",
                              cl::desc("--project: write the CSV here (- for "
                                       "stdout)"),
-                             cl::init(""), cl::cat(hwCat));
+                             cl::init(""), cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 cl::opt<std::string> svgPath("svg",
                              cl::desc("--project: write the SVG plot here"),
-                             cl::init(""), cl::cat(hwCat));
+                             cl::init(""), cl::sub(plancmd::subCommand()), cl::cat(hwCat));
 
 /// --project's hardware when no --clusters or --scale is given: three
 /// generations of DGX.
 const std::vector<std::string> kDefaultProjectClusters = {
     "dgx-a100", "dgx-h100", "dgx-b200"};
 
-constexpr const char kTool[] = "tshape-plan";
+const char *kTool = "tshape-plan";
 
 int fail(const std::string &msg) {
   llvm::errs() << kTool << ": error: " << msg << "\n";
@@ -175,6 +176,8 @@ int runProjection(const planhw::Context &ctx, const model::ModelConfig &family,
 } // namespace
 
 cl::OptionCategory &tshape::planhw::category() { return hwCat; }
+
+void tshape::planhw::setTool(const char *tool) { kTool = tool; }
 
 bool tshape::planhw::requested() {
   const cl::Option *const all[] = {

@@ -1,15 +1,15 @@
-//===- Hardware.h - tshape-plan's hardware modes ----------------*- C++ -*-===//
+//===- PlanHardware.h - The plan command's hardware modes -------*- C++ -*-===//
 //
 // The hardware co-search (--search --clusters=...) and the projection
-// (--project) of tshape-plan: their options and their runs, on
-// advise::searchHardware and advise::project. tshape-plan.cpp hands over
+// (--project) of the plan command: their options and their runs, on
+// advise::searchHardware and advise::project. PlanCommand.cpp hands over
 // the model, the batch and the plan choices the command line fixes.
 // docs/plan.md, "Hardware co-search" and "Projection".
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TSHAPE_TOOLS_TSHAPE_PLAN_HARDWARE_H
-#define TSHAPE_TOOLS_TSHAPE_PLAN_HARDWARE_H
+#ifndef TSHAPE_TOOLS_PLANHARDWARE_H
+#define TSHAPE_TOOLS_PLANHARDWARE_H
 
 #include "tshape/Advise/HardwareSearch.h"
 
@@ -46,9 +46,10 @@ struct Context {
 };
 
 /// Runs the mode the options ask for; the tool's exit status. Errors are
-/// printed as "tshape-plan: error: ...".
+/// printed as "TOOL: error: ..." (setTool; "tshape-plan" unless set).
 int run(const Context &ctx);
+void setTool(const char *tool);
 
 } // namespace tshape::planhw
 
-#endif // TSHAPE_TOOLS_TSHAPE_PLAN_HARDWARE_H
+#endif // TSHAPE_TOOLS_PLANHARDWARE_H
