@@ -647,4 +647,15 @@ TEST(Precision, TableRows) {
   const PrecisionInfo *rows = precisionTable(&n);
   for (int i = 0; i < n; ++i)
     EXPECT_EQ(int(rows[i].precision), i);
+  // Which targets run each row: a peak in its math type, block-scaled
+  // tensor cores for a per-block scale. V100 runs bf16 GEMMs at its FP32
+  // rate (no bf16 tensor cores, docs/targets.md) and no FP8, A100 no FP8,
+  // H100 FP8 with per-tensor scales only, B200 all three.
+  auto list = [](const char *name) {
+    return target::findBuiltinTarget(name)->precisionList();
+  };
+  EXPECT_EQ(list("v100"), "bf16");
+  EXPECT_EQ(list("a100-80gb"), "bf16");
+  EXPECT_EQ(list("h100-sxm"), "bf16, fp8");
+  EXPECT_EQ(list("b200"), "bf16, fp8, mxfp8");
 }

@@ -91,6 +91,10 @@ struct PrecisionInfo {
   /// megatron/training/arguments.py, _add_transformer_engine_args); "" for
   /// none: bf16 is the default.
   const char *megatronFlags;
+  /// Which targets run it (GpuTarget::supports): those with a tensor-core
+  /// peak in `mathType`, and, for a per-block scale, block-scaled tensor
+  /// cores (Blackwell's; Hopper runs FP8 with per-tensor scales only).
+  DType mathType;
 
   /// Bytes per element with its block scales: elementBits / 8 +
   /// scaleBits / (8 scaleBlock) (MXFP8: 1 + 1/32).
@@ -103,17 +107,17 @@ struct PrecisionInfo {
 /// The table, one row per Precision in its order.
 inline const PrecisionInfo *precisionTable(int *count = nullptr) {
   static const PrecisionInfo rows[] = {
-      {Precision::BF16, "bf16", 16, 0, "", 0, "none", ""},
+      {Precision::BF16, "bf16", 16, 0, "", 0, "none", "", DType::BF16},
       // Transformer Engine's Float8CurrentScaling (`tensorwise`), E4M3
       // forward and E5M2 gradients (the hybrid format).
       {Precision::FP8, "fp8", 8, 0, "", 0,
        "per-tensor current scaling (E4M3 forward, E5M2 gradients)",
-       "--fp8-format hybrid --fp8-recipe tensorwise"},
+       "--fp8-format hybrid --fp8-recipe tensorwise", DType::FP8},
       // MXFP8BlockScaling: E4M3 throughout, one E8M0 scale per 32
       // elements, as Megatron-LM's DeepSeek-V3 GB200 guide launches it.
       {Precision::MXFP8, "mxfp8", 8, 32, "e8m0", 8,
        "block scaling (E4M3, an E8M0 scale per 32 elements)",
-       "--fp8-format e4m3 --fp8-recipe mxfp8"},
+       "--fp8-format e4m3 --fp8-recipe mxfp8", DType::FP8},
   };
   if (count)
     *count = int(sizeof rows / sizeof rows[0]);

@@ -229,8 +229,10 @@ struct GpuTarget {
   double groupedGemmEfficiency = 1.0;
   double moeMemoryEfficiency = 0.85;
   double moeOverheadUs = 10.0;
-  /// Whether the tensor cores take MXFP8 (E8M0 block scales per 32
-  /// elements): Blackwell. Datasheet fact, not fitted.
+  /// Whether the tensor cores take block-scaled operands (MXFP8's E8M0
+  /// scale per 32 elements): Blackwell. Datasheet fact, not fitted. A
+  /// precision with a per-block scale (PrecisionInfo::scaleBlock) runs
+  /// only here.
   bool mxfp8 = false;
   /// Whether its FP8 GEMMs take only the TN layout (both operands
   /// K-major), so that an FP8 tensor used column-wise (a weight in the data
@@ -270,12 +272,12 @@ struct GpuTarget {
   bool fp8SplitK = true;
 
   double peak(model::DType t) const { return peakTflops[(int)t]; }
-  /// Whether linear layers can run in `p` here: fp8 needs an FP8 peak,
-  /// mxfp8 block-scaled tensor cores.
+  /// Whether linear layers can run in `p` here, by its row of the
+  /// precision table: a tensor-core peak in its math type, and block-scaled
+  /// tensor cores for a per-block scale.
   bool supports(Precision p) const {
-    return p == Precision::BF16  ? peak(model::DType::BF16) > 0
-           : p == Precision::FP8 ? peak(model::DType::FP8) > 0
-                                 : mxfp8 && peak(model::DType::FP8) > 0;
+    const PrecisionInfo &row = precisionInfo(p);
+    return peak(row.mathType) > 0 && (row.scaleBlock == 0 || mxfp8);
   }
   /// The precisions it supports, "bf16, fp8", for errors.
   std::string precisionList() const;
