@@ -40,6 +40,7 @@ struct TShapeGemmSummaryPass
       sk.op->emitRemark() << passPrefix(*this) << "not read as a GEMM: "
                           << sk.reason;
     }
+    numSkipped += collection.skipped().size();
     // Grouped by role and shape, in order of first appearance.
     std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>,
              size_t>
@@ -65,6 +66,9 @@ struct TShapeGemmSummaryPass
       rep.totalFlops += gemm.flops();
       ++rep.gemms;
     }
+    // The GEMMs in the table, and its rows.
+    numSummarized += rep.gemms;
+    numGroups += rep.groups.size();
 
     if (llvm::Error err = report::writeReport(output, rep)) {
       emitError(getOperation().getLoc()) << llvm::toString(std::move(err));

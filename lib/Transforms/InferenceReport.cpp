@@ -80,6 +80,11 @@ struct TShapeInferenceReportPass
       f.shapeFindings =
           report::analyze(*tgt, 0.1, advise::recordsFor(*c, *run), 0).findings;
       fn.emitRemark() << passPrefix(*this) << report::summaryLine(f, *tgt);
+      // One model priced: its kernel rows, and the findings the report
+      // lists (the step's own, then the shape findings on its GEMMs).
+      ++numModels;
+      numKernels += f.estimate.kernels.size();
+      numFindings += f.findings.size() + f.shapeFindings.size();
       rep.functions.push_back(std::move(f));
       return success();
     });

@@ -96,6 +96,7 @@ struct TShapeLowerLinalgToRuntimePass
         op->emitRemark() << passPrefix(*this)
                          << "left to the loop lowering: the runtime's "
                             "compiled entry points take f32 operands";
+        ++numLeft;
         continue;
       }
       unsigned rank = isa<linalg::BatchMatmulOp>(op.getOperation()) ? 3 : 2;
@@ -103,6 +104,7 @@ struct TShapeLowerLinalgToRuntimePass
       if (!why.empty()) {
         op->emitRemark() << passPrefix(*this) << "left to the loop lowering: "
                          << why;
+        ++numLeft;
         continue;
       }
       bool transA = false, transB = false;
@@ -118,6 +120,7 @@ struct TShapeLowerLinalgToRuntimePass
       args.push_back(arith::ConstantIntOp::create(ob, loc, transB, 32));
       func::CallOp::create(ob, loc, callee, args);
       op->erase();
+      ++numCalls;
     }
   }
 };

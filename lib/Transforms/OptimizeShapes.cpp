@@ -126,6 +126,7 @@ struct TShapeOptimizeShapesPass
         fn.emitError() << passPrefix(*this) << err;
         return failure();
       }
+      numEvaluated += res->evaluated;
       if (!res->bounded.empty()) {
         std::string names;
         for (const std::string &n : res->bounded)
@@ -152,6 +153,8 @@ struct TShapeOptimizeShapesPass
         fn.emitRemark(ss.str());
       } else {
         applyModelConfig(fn, res->before, res->after);
+        ++numRewritten;
+        numChanged += res->changes.size();
         for (const Change &ch : res->changes) {
           std::string m;
           llvm::raw_string_ostream ms(m);

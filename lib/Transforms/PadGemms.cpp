@@ -132,8 +132,10 @@ struct TShapePadGemmsPass
       padDims(dims->n);
     if (mulAdd && dims->k.size() == 1)
       padDims(dims->k);
-    if (padded == ranges)
+    if (padded == ranges) {
+      ++numAligned;
       return;
+    }
     // Which operands change shape: the tensors indexed by a padded loop
     // dimension (scalars, such as quantized_matmul's zero points, never).
     SmallVector<bool> changes;
@@ -175,12 +177,14 @@ struct TShapePadGemmsPass
       ms << "not padded: element type " << elementName
          << " has no arith zero to pad with";
       op->emitRemark(ms.str());
+      ++numUnpadded;
       return;
     }
     if (!dtype && !force) {
       ms << "not padded: " << what << ": element type " << elementName
          << " has no GEMM model to predict a gain (force=true pads it)";
       op->emitRemark(ms.str());
+      ++numUnpadded;
       return;
     }
     if (!dtype)
@@ -188,6 +192,7 @@ struct TShapePadGemmsPass
          << " has no GEMM model, so no gain is predicted)";
     else if (!predictGain(op, p, q, what, changes, maps, padded, tgt, ms)) {
       op->emitRemark(ms.str());
+      ++numUnpadded;
       return;
     }
     rewrite(op, changes, maps, padded, ms);

@@ -202,6 +202,7 @@ struct TShapeRunGemmsPass
           return WalkResult::interrupt();
         }
         d.maxRelError = rel;
+        ++numChecked;
         double tol = api.tolerance(rtDType(*dtype), shape->k);
         if (rel > tol) {
           op->emitError() << passPrefix(*this) << "check failed: error "
@@ -225,6 +226,8 @@ struct TShapeRunGemmsPass
         failedRun = true;
         break;
       }
+    numTimed += measured;
+    numSkipped += skipped;
     std::string device = api.deviceName(ctx);
     api.destroy(ctx);
     if (failedRun)

@@ -46,9 +46,13 @@ def TShapeGemmAnalysis : Pass<"tshape-gemm-analysis", "::mlir::ModuleOp"> {
            [{::tshape::analysisRemarksValues()}]>
   ];
   let statistics = [
-    Statistic<"numAnalyzed", "gemms-analyzed", "GEMMs analyzed">,
-    Statistic<"numSkipped", "gemms-skipped", "Dynamic-shaped contractions skipped">,
-    Statistic<"numFlagged", "gemms-flagged", "GEMMs flagged above the threshold">
+    Statistic<"numAnalyzed", "gemms-analyzed",
+              "GEMMs priced (with any elementwise kernel a lowering carried)">,
+    Statistic<"numSkipped", "gemms-skipped",
+              "Ops skipped: dynamic shapes, convolutions, other reductions, "
+              "element types without a GEMM model">,
+    Statistic<"numFlagged", "gemms-flagged",
+              "GEMMs whose predicted loss exceeds the threshold">
   ];
 }
 
@@ -65,6 +69,15 @@ def TShapeGemmSummary : Pass<"tshape-gemm-summary", "::mlir::ModuleOp"> {
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "file to write the summary to: '-' (stdout) or a .md file gets "
            "Markdown, any other name JSON">
+  ];
+  let statistics = [
+    Statistic<"numSummarized", "gemms-summarized",
+              "GEMMs counted in the summary">,
+    Statistic<"numGroups", "gemm-groups",
+              "Rows of the summary: GEMMs of one role and shape">,
+    Statistic<"numSkipped", "gemms-skipped",
+              "Ops with a reduction not read as GEMMs: dynamic shapes, "
+              "convolutions, other reductions">
   ];
 }
 

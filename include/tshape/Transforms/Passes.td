@@ -46,6 +46,13 @@ def TShapeInferenceReport : Pass<"tshape-inference-report", "::mlir::ModuleOp"> 
            "write the report: .json, .md, or - for Markdown">
   ];
   let dependentDialects = ["::tshape::TShapeDialect"];
+  let statistics = [
+    Statistic<"numModels", "models-priced",
+              "Functions whose model's step was priced">,
+    Statistic<"numKernels", "kernels-priced",
+              "Kernels priced (rows of the report: identical layers merged)">,
+    Statistic<"numFindings", "findings", "Findings reported">
+  ];
 }
 
 def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
@@ -101,6 +108,14 @@ def TShapeOptimizeShapes : Pass<"tshape-optimize-shapes", "::mlir::ModuleOp"> {
            "write the before/after report: .json, .md, or - for Markdown">
   ];
   let dependentDialects = ["::tshape::TShapeDialect"];
+  let statistics = [
+    Statistic<"numEvaluated", "shapes-evaluated",
+              "Candidate shapes predicted by the search">,
+    Statistic<"numRewritten", "models-rewritten",
+              "Models rewritten with the shape found">,
+    Statistic<"numChanged", "params-changed",
+              "Hyperparameters changed in the rewritten models">
+  ];
 }
 
 def TShapePadGemms : Pass<"tshape-pad-gemms", "::mlir::ModuleOp"> {
@@ -139,7 +154,12 @@ def TShapePadGemms : Pass<"tshape-pad-gemms", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
   let statistics = [
-    Statistic<"numPadded", "gemms-padded", "GEMMs padded">
+    Statistic<"numPadded", "gemms-padded", "GEMMs padded">,
+    Statistic<"numAligned", "gemms-aligned",
+              "GEMMs already on the multiple (nothing to pad)">,
+    Statistic<"numUnpadded", "gemms-unpadded",
+              "Unaligned GEMMs left unpadded: no predicted net gain, or no "
+              "GEMM model without force">
   ];
 }
 
@@ -188,6 +208,15 @@ def TShapeRunGemms : Pass<"tshape-run-gemms", "::mlir::ModuleOp"> {
     Option<"runtimeLib", "runtime-lib", "std::string", /*default=*/"\"\"",
            "path of libtshape_runtime.so (default: ../lib next to the tool)">
   ];
+  let statistics = [
+    Statistic<"numTimed", "gemms-timed", "GEMMs timed on the backend">,
+    Statistic<"numChecked", "gemms-checked",
+              "GEMMs checked against the fp64 reference (check=true)">,
+    Statistic<"numSkipped", "gemms-skipped",
+              "Ops skipped: not read as GEMMs (dynamic shapes, convolutions, "
+              "other reductions), no runtime GEMM for the element type, or "
+              "over max-gflop">
+  ];
 }
 
 def TShapeLowerLinalgToRuntime
@@ -205,6 +234,13 @@ def TShapeLowerLinalgToRuntime
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numCalls", "calls-emitted",
+              "Runtime calls emitted in place of linalg GEMMs">,
+    Statistic<"numLeft", "gemms-left",
+              "Bufferized matmuls and batch_matmuls left to the loop "
+              "lowering: not f32, or a form the runtime cannot express">
+  ];
 }
 
 #endif // TSHAPE_TRANSFORMS_PASSES_TD
