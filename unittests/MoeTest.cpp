@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Cost/Memory.h"
 #include "tshape/Model/Blocks/Block.h"
 #include "tshape/Model/Transformer.h"
 
@@ -262,4 +263,47 @@ TEST(Moe, ExpertTensorParallelism) {
             2 * 176160768 + 32768 + 4096);
   // The whole model's count does not depend on the degrees.
   EXPECT_EQ(countParameters(own)->total, countParameters(c)->total);
+}
+
+// The routed experts' training state shards over the expert data-parallel
+// group, tp cp dp / (etp ep) (Megatron Core's parallel_state.py), the rest
+// over dp cp. Mixtral at tp 1, dp 8, ep 8, one stage of 32 layers, with the
+// distributed optimizer (12 bytes of optimizer state a parameter):
+//   a rank's routed experts per layer: 1 x 3 x 14336 x 4096 = 176,160,768;
+//   the rest: attention 41,947,136 + router 32,768 + norm 4096 =
+//   41,984,000;
+//   expert data-parallel group 1 x 1 x 8 / (1 x 8) = 1: the experts'
+//   optimizer state is whole, 32 x 176,160,768 x 12 = 67,645,734,912
+//   bytes, the rest 32 x 41,984,000 x 12 / 8 = 2,015,232,000.
+// At ep 1 both shard over dp 8 (the old count for every ep).
+TEST(Moe, ExpertStateShardsOverExpertDataParallelGroup) {
+  ModelConfig c = mixtral(1, 4096);
+  c.parallel.dp = 8;
+  c.parallel.ep = 8;
+  tshape::cost::TrainingPlan plan;
+  plan.sharding = tshape::cost::StateSharding::DistributedOptimizer;
+  std::string error;
+  auto m = tshape::cost::estimateMemory(c, plan, &error);
+  ASSERT_TRUE(m) << error;
+  const tshape::cost::ParamState &s = m->stages[0].layerState;
+  EXPECT_EQ(s.params, int64_t(32) * (41984000 + 176160768));
+  EXPECT_DOUBLE_EQ(s.optimizer, 67645734912.0 + 2015232000.0);
+  // Weights and gradients are not sharded by the distributed optimizer.
+  EXPECT_DOUBLE_EQ(s.weights, 2.0 * 32 * (41984000 + 176160768));
+
+  c.parallel.ep = 1;
+  m = tshape::cost::estimateMemory(c, plan, &error);
+  ASSERT_TRUE(m) << error;
+  EXPECT_DOUBLE_EQ(m->stages[0].layerState.optimizer,
+                   32.0 * 1451270144 * 12 / 8);
+
+  // Expert ranks that do not divide a stage's ranks: etp x ep = 16 of
+  // tp x cp x dp = 8.
+  c.parallel.ep = 16;
+  c.moe.experts = 16;
+  EXPECT_FALSE(tshape::cost::estimateMemory(c, plan, &error));
+  EXPECT_NE(error.find("etp x ep = 16 do not divide a stage's tp x cp x dp "
+                       "= 8"),
+            std::string::npos)
+      << error;
 }

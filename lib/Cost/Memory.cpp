@@ -67,6 +67,34 @@ ParamState frozen(int64_t params, const TrainingPlan &plan, int64_t group) {
   return s;
 }
 
+ParamState operator+(ParamState a, const ParamState &b) {
+  a.params += b.params;
+  a.weights += b.weights;
+  a.gradients += b.gradients;
+  a.optimizer += b.optimizer;
+  return a;
+}
+
+/// The parameters one rank holds of one decoder layer of `c`, and of them
+/// those the expert-parallel ranks split (the weight GEMMs whose groups
+/// are a rank's experts/ep: the routed experts); nullopt on overflow.
+struct LayerParams {
+  std::optional<int64_t> all = 0, experts = 0;
+};
+LayerParams layerParams(const ModelConfig &c) {
+  LayerParams out;
+  std::vector<model::Kernel> routed;
+  for (BlockKind k : c.layerBlocks) {
+    out.all = model::checkedAdd(out.all, model::rankWeights(k, c));
+    for (model::Kernel &f : model::forwardKernels(k, c, model::RunShape::train(), 0))
+      if (const model::GemmSpec *g = f.gemm();
+          g && g->batch.expr.mentions(Param::Ep))
+        routed.push_back(std::move(f));
+  }
+  out.experts = model::gemmWeights(routed);
+  return out;
+}
+
 std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   // At one sequence per microbatch (checkModelPerSequence): this model and
   // the step model count a microbatch's bytes and FLOPs in double.
@@ -261,17 +289,37 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   // shard over (Megatron Core: the data-parallel group with context
   // parallelism).
   const int64_t group = par.dp * par.cp;
+  // The routed experts' state is replicated on the ranks that hold the same
+  // experts: a stage's tp x cp x dp ranks form etp x ep expert ranks, so
+  // the expert data-parallel group is tp cp dp / (etp ep) (Megatron Core,
+  // parallel_state.py: expert_data_parallel_size = world / (etp ep pp)).
+  const int64_t stageRanks = par.tp * par.cp * par.dp;
+  const int64_t expertRanks = par.expertTp() * par.ep;
 
   // The heaviest layer of a heterogeneous stack (MoE rather than dense):
   // every stage is sized as if it held only those, an upper bound.
-  std::optional<int64_t> perLayer = 0;
+  std::optional<int64_t> perLayer = 0, perLayerExperts = 0;
   for (const auto &[lc, n] : model::layerGroups(c)) {
-    std::optional<int64_t> w = 0;
-    for (BlockKind k : lc.layerBlocks)
-      w = model::checkedAdd(w, model::rankWeights(k, lc));
-    perLayer = w && perLayer ? std::optional<int64_t>(std::max(*w, *perLayer))
-                             : std::nullopt;
+    const LayerParams w = layerParams(lc);
+    if (!w.all || !w.experts || !perLayer) {
+      perLayer = std::nullopt;
+      break;
+    }
+    if (*w.all > *perLayer) {
+      perLayer = w.all;
+      perLayerExperts = w.experts;
+    }
   }
+  if (perLayerExperts.value_or(0) > 0 && stageRanks % expertRanks != 0) {
+    if (error)
+      *error = "the expert ranks etp x ep = " + std::to_string(expertRanks) +
+               " do not divide a stage's tp x cp x dp = " +
+               std::to_string(stageRanks) +
+               " ranks (Megatron-LM: the world must divide by etp x ep x pp)";
+    return std::nullopt;
+  }
+  const int64_t expertGroup =
+      std::max<int64_t>(1, stageRanks / std::max<int64_t>(1, expertRanks));
   std::optional<int64_t> embedding = model::rankWeights(BlockKind::Embedding, c);
   std::optional<int64_t> lmHead = model::rankWeights(BlockKind::LMHead, c);
   if (!perLayer || !embedding || !lmHead) {
@@ -317,11 +365,17 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
                          ? std::min(p - i, m)
                          : std::min(2 * (p - i - 1) + (v - 1) * p + 1, m * v);
     st.layersInFlight = chunks * layersPerChunk;
-    st.layerState = state(*perLayer * st.layers, plan, group);
+    // The dense parameters shard over the data-parallel group, the routed
+    // experts' over the expert data-parallel group.
+    const int64_t dense = (*perLayer - *perLayerExperts) * st.layers;
+    const int64_t routed = *perLayerExperts * st.layers;
+    st.layerState =
+        state(dense, plan, group) + state(routed, plan, expertGroup);
     // LoRA: the base weights are frozen (their bytes only, sharded by
     // FSDP); the adapters carry the training state.
     if (plan.loraRank > 0) {
-      st.layerState = frozen(*perLayer * st.layers, plan, group);
+      st.layerState = frozen(dense, plan, group) +
+                      frozen(routed, plan, expertGroup);
       st.adapterState =
           state(loraParamsPerLayer(c, plan.loraRank) * st.layers, plan, group);
     }
