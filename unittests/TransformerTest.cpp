@@ -348,7 +348,8 @@ TEST(Transformer, TensorParallelCollectivesAreBlockKernels) {
   EXPECT_EQ(collectives(modelKernels(c, train)).size(), 130u);
 
   train.sequenceParallel = true;
-  cs = collectives(layerKernels(c, train, 0));
+  const std::vector<Kernel> spLayer = layerKernels(c, train, 0);
+  cs = collectives(spLayer);
   ASSERT_EQ(cs.size(), 8u);
   int gathers = 0;
   for (const CollectiveSpec *s : cs) {
@@ -360,7 +361,7 @@ TEST(Transformer, TensorParallelCollectivesAreBlockKernels) {
     gathers += gather;
   }
   EXPECT_EQ(gathers, 4);
-  EXPECT_EQ(layerKernels(c, train, 0).front().name(), "all_gather");
+  EXPECT_EQ(spLayer.front().name(), "all_gather");
 
   // A serving step runs the forward's: 2 all-reduces a layer, none at tp 1.
   EXPECT_EQ(collectives(layerKernels(c, RunShape::decode(), 0)).size(), 2u);

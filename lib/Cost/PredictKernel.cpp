@@ -22,22 +22,9 @@ int64_t tshape::cost::activeGroups(const model::GemmSpec &g,
 }
 
 bool tshape::cost::runsAtPrecision(model::Role role) {
-  using model::Role;
-  // Both frameworks leave these in the model's dtype: Megatron-LM's output
-  // layer and router are not Transformer Engine linear layers
-  // (tensor_parallel.ColumnParallelLinear, the router's own weight), and
-  // vLLM quantizes LinearBase layers only (its LM head is an embedding
-  // layer, its routers are built unquantized, and absorbed MLA multiplies
-  // by the dequantized up-projection halves).
-  switch (role) {
-  case Role::Logits:
-  case Role::MoeRouter:
-  case Role::MlaQAbsorb:
-  case Role::MlaOutAbsorb:
-    return false;
-  default:
-    return model::roleInfo(role).weight;
-  }
+  // The role's column (RoleInfo::quantized): a weight GEMM the frameworks
+  // do not keep in the model's element type.
+  return model::roleInfo(role).quantized();
 }
 
 double tshape::cost::weightElementBytes(const model::GemmSpec &g,

@@ -213,9 +213,9 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       continue;
     }
     const model::GemmSpec *g = k.gemm();
-    const bool core = k.role() == Role::AttnScore ||
-                      k.role() == Role::AttnValue ||
-                      k.role() == Role::Attention;
+    // The attention core (its role's column): what selective recompute
+    // runs again, and what the context-parallel ring runs in cp blocks.
+    const bool core = model::roleInfo(k.role()).core;
     // A fused attention's backward is a kernel of its own
     // (AttentionSpec::backward), priced as every kernel is.
     const bool forward = !k.backward();

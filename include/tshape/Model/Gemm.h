@@ -80,6 +80,19 @@ struct RoleInfo {
   bool weight;
   /// Names of the two gradients ("dgrad"/"wgrad", "dq"/"dk", "dp"/"dv").
   const char *gradA, *gradB;
+  /// The attention core (its score and value products, or the fused kernel
+  /// of both): what selective recompute runs again (Korthikanti et al.
+  /// 2022) and what a context-parallel ring runs in cp blocks of s/cp
+  /// queries against the whole sequence's keys.
+  bool core = false;
+  /// A weight GEMM the frameworks keep in the model's element type under
+  /// a low-precision run (Megatron-LM's output layer and router are not
+  /// Transformer Engine linear layers; vLLM leaves its LM head, routers and
+  /// absorbed MLA's per-head products unquantized). Every other weight GEMM
+  /// runs at the run's precision (quantized).
+  bool keepsModelType = false;
+  /// Whether a GEMM of this role runs at a low-precision run's precision.
+  bool quantized() const { return weight && !keepsModelType; }
 };
 const RoleInfo &roleInfo(Role r);
 const char *roleGroupName(RoleGroup g);
