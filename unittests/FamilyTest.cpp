@@ -114,3 +114,31 @@ TEST(Family, QuirksAreHooks) {
   EXPECT_FALSE(hf::familyHooks("llama").kvHeads);
   EXPECT_FALSE(hf::familyHooks("llama").layerPlan);
 }
+
+// A layer-plan function that gives the wrong number of layers is an
+// import error at the layer count's key, naming the family and both
+// counts, not a model with missing or extra layers.
+TEST(Family, LayerPlanOfTheWrongLengthIsAnError) {
+  hf::TypeSpec t{"test_short_plan", {"hidden_size"}, {"num_attention_heads"},
+                 {"num_hidden_layers"}, {"vocab_size"},
+                 {"intermediate_size"}, 0, {"num_key_value_heads"},
+                 {"head_dim"}, 0, {"hidden_act"}, Activation::SiLU, false,
+                 {}, false, false, true};
+  hf::FamilyHooks hooks;
+  hooks.layerPlan = [](hf::Reader &, const hf::json::Object &, int64_t n,
+                       bool) -> std::optional<std::vector<LayerKind>> {
+    // One layer short.
+    return std::vector<LayerKind>(size_t(n - 1),
+                                  LayerKind{{BlockKind::Attention}});
+  };
+  hf::registerFamily(t, hooks);
+  ImportDiagnostic diag;
+  EXPECT_FALSE(importHFConfig(
+      R"({"model_type": "test_short_plan", "hidden_size": 1024,
+          "num_attention_heads": 8, "num_hidden_layers": 4,
+          "vocab_size": 32000, "intermediate_size": 4096})",
+      {}, diag));
+  EXPECT_EQ(diag.message,
+            "the layer plan of 'test_short_plan' gives 3 layers, not 4");
+  EXPECT_EQ(diag.line, 2u); // num_hidden_layers' line
+}
