@@ -1,11 +1,12 @@
 //===- KernelKindTest.cpp - Every kernel kind through one row -------------===//
 //
-// The top-k selection kind (a sparse attention's indexer) by hand, and the
+// The top-k selection kind (a sparse attention's indexer) by hand, the
 // fields every kind's estimate fills (predictKernel), which the serving
-// report reads without naming a kind.
+// report reads without naming a kind, and open role groups.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Advise/ShapeReport.h"
 #include "tshape/Cost/Cluster.h"
 #include "tshape/Cost/PredictKernel.h"
 #include "tshape/Model/Kernel.h"
@@ -141,4 +142,45 @@ TEST(KernelKind, EstimatesStateTheirBound) {
   EXPECT_DOUBLE_EQ(e.fixedUs, e.decode.fixedUs);
   // A context-parallel ring exchanges 8 x (128 + 128) elements a token.
   EXPECT_EQ(Kernel(a).ringElementsPerToken(), 2048);
+}
+
+// Role groups are open: a block registers its own group, and "where the
+// time goes" lists it beside the built-in ones (then "other", where
+// communication goes). Records of 60 us attention, 30 us MLP, 10 us of a
+// registered group's role and 20 us of collectives (ungrouped): shares
+// 0.5, 0.25, 0 (logits, always listed), 1/12 and 1/6; the four-way view
+// books the registered group as other: 0.25.
+TEST(KernelKind, RoleGroupsAreOpen) {
+  const RoleGroup recurrent = registerRoleGroup("test_recurrent");
+  EXPECT_EQ(registerRoleGroup("test_recurrent"), recurrent);
+  EXPECT_STREQ(roleGroupName(recurrent), "test_recurrent");
+  const Role scanOut = registerRole(
+      {Role::Qkv, "test_group_scan_out", recurrent, true, "dgrad", "wgrad"});
+  auto record = [](Role r, double us) {
+    advise::GemmRecord rec;
+    GemmSpec g;
+    g.role = r;
+    rec.spec = g;
+    rec.predictedUs = us;
+    return rec;
+  };
+  std::vector<advise::GemmRecord> records = {
+      record(Role::Qkv, 60), record(Role::MlpUp, 30), record(scanOut, 10)};
+  advise::GemmRecord comm;
+  comm.predictedUs = 20;
+  records.push_back(comm);
+  advise::ShapeAnalysis analysis(h100(), 0.1);
+  const advise::Totals t = analysis.totals(records);
+  ASSERT_EQ(t.groups.size(), 5u);
+  const std::vector<std::pair<std::string, double>> want = {
+      {"attention", 0.5},
+      {"mlp", 0.25},
+      {"logits", 0},
+      {"test_recurrent", 10.0 / 120},
+      {"other", 20.0 / 120}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(t.groups[i].group, want[i].first);
+    EXPECT_DOUBLE_EQ(t.groups[i].share, want[i].second) << want[i].first;
+  }
+  EXPECT_DOUBLE_EQ(t.otherShare, 0.25);
 }

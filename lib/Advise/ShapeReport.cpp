@@ -248,6 +248,9 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
   Totals t;
   std::set<int64_t> layers;
   double inLayers = 0;
+  const std::vector<model::RoleGroup> groups = model::allRoleGroups();
+  std::vector<double> byGroup(groups.size(), 0.0);
+  double other = 0;
   for (const GemmRecord &r : records) {
     t.stepUs += r.predictedUs;
     t.flops += r.fusedGroup >= 0 && r.fusedPrimary
@@ -257,24 +260,16 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
       layers.insert(r.layer);
       inLayers += r.predictedUs;
     }
-    if (!r.spec && !r.elementwise)
-      t.otherShare += r.predictedUs;
+    // Its role's group; communication and ungrouped kernels are "other".
+    std::optional<model::RoleGroup> g;
+    if (r.spec)
+      g = r.spec->group();
+    else if (r.elementwise)
+      g = model::roleInfo(r.elementwise->role).group;
+    if (g && *g != model::RoleGroup::Communication)
+      byGroup[size_t(*g)] += r.predictedUs;
     else
-      switch (r.spec ? r.spec->group()
-                     : model::roleInfo(r.elementwise->role).group) {
-      case model::RoleGroup::Attention:
-        t.attentionShare += r.predictedUs;
-        break;
-      case model::RoleGroup::Mlp:
-        t.mlpShare += r.predictedUs;
-        break;
-      case model::RoleGroup::Logits:
-        t.logitsShare += r.predictedUs;
-        break;
-      case model::RoleGroup::Communication:
-        t.otherShare += r.predictedUs;
-        break;
-      }
+      other += r.predictedUs;
     if (r.fusedGroup >= 0) {
       if (r.fusedPrimary && r.fused.supported)
         t.lostFusedHeadDimUs +=
@@ -288,10 +283,24 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
   }
   t.layers = layers.size();
   t.perLayerUs = t.layers ? inLayers / t.layers : 0;
-  if (t.stepUs > 0)
-    for (double *s :
-         {&t.attentionShare, &t.mlpShare, &t.logitsShare, &t.otherShare})
-      *s /= t.stepUs;
+  const double step = t.stepUs > 0 ? t.stepUs : 1;
+  for (model::RoleGroup g : groups) {
+    const bool builtIn = g <= model::RoleGroup::Logits;
+    if (g == model::RoleGroup::Communication ||
+        (!builtIn && byGroup[size_t(g)] <= 0))
+      continue;
+    t.groups.push_back({model::roleGroupName(g), byGroup[size_t(g)] / step});
+  }
+  t.groups.push_back({"other", other / step});
+  t.attentionShare = byGroup[size_t(model::RoleGroup::Attention)] / step;
+  t.mlpShare = byGroup[size_t(model::RoleGroup::Mlp)] / step;
+  t.logitsShare = byGroup[size_t(model::RoleGroup::Logits)] / step;
+  // The four-way view books registered groups as other.
+  double rest = other;
+  for (model::RoleGroup g : groups)
+    if (g > model::RoleGroup::Communication)
+      rest += byGroup[size_t(g)];
+  t.otherShare = rest / step;
   return t;
 }
 

@@ -85,18 +85,34 @@ Role tshape::model::registerRole(RoleInfo info) {
   return info.role;
 }
 
+namespace {
+/// The group names, indexed by RoleGroup: the built-in ones, then the
+/// registered ones.
+std::vector<const char *> &groupTable() {
+  static std::vector<const char *> table = {"attention", "mlp", "logits",
+                                            "communication"};
+  return table;
+}
+} // namespace
+
 const char *tshape::model::roleGroupName(RoleGroup g) {
-  switch (g) {
-  case RoleGroup::Attention:
-    return "attention";
-  case RoleGroup::Mlp:
-    return "mlp";
-  case RoleGroup::Logits:
-    return "logits";
-  case RoleGroup::Communication:
-    return "communication";
-  }
-  return "attention";
+  return groupTable()[size_t(g)];
+}
+
+std::vector<RoleGroup> tshape::model::allRoleGroups() {
+  std::vector<RoleGroup> out;
+  for (size_t i = 0; i < groupTable().size(); ++i)
+    out.push_back(RoleGroup(i));
+  return out;
+}
+
+RoleGroup tshape::model::registerRoleGroup(const char *name) {
+  std::vector<const char *> &t = groupTable();
+  for (size_t i = 0; i < t.size(); ++i)
+    if (std::string_view(t[i]) == name)
+      return RoleGroup(i);
+  t.push_back(name);
+  return RoleGroup(t.size() - 1);
 }
 
 std::string tshape::model::gemmName(Role r, GemmPass p) {

@@ -11,6 +11,7 @@
 
 #include "tshape/Report/AdviseReport.h"
 #include "tshape/Report/Svg.h"
+#include "tshape/Report/Writers.h"
 #include "tshape/Advise/Neighbourhood.h"
 
 #include "llvm/Support/Format.h"
@@ -138,14 +139,10 @@ void timeSection(llvm::raw_ostream &os, const AdviseReport &r) {
   const advise::Totals &t = r.analysis.totals;
   os << "<h2 id=\"time\">Where the time goes</h2>\n<div class=\"fig\">\n";
   std::vector<svg::Bar> bars;
-  for (auto [name, share] : {std::pair<const char *, double>{"attention",
-                                                             t.attentionShare},
-                             {"MLP", t.mlpShare},
-                             {"logits", t.logitsShare},
-                             {"other", t.otherShare}})
-    bars.push_back({name, share,
-                    num("%.1f%%", 100 * share) +
-                        num(" (%.2f ms)", share * t.stepUs / 1e3)});
+  for (const advise::GroupShare &g : t.groups)
+    bars.push_back({groupLabel(g.group), g.share,
+                    num("%.1f%%", 100 * g.share) +
+                        num(" (%.2f ms)", g.share * t.stepUs / 1e3)});
   svg::barChart(os, "Share of the predicted step by block", bars);
   os << "</div>\n<div class=\"fig\">\n";
   std::vector<svg::Bar> lost;

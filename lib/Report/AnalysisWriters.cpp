@@ -159,10 +159,8 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
       attr(j, "tflops",
            round3(t.stepUs > 0 ? t.flops / (t.stepUs * 1e6) : 0.0));
       j.attributeObject("share", [&] {
-        attr(j, "attention", round3(t.attentionShare));
-        attr(j, "mlp", round3(t.mlpShare));
-        attr(j, "logits", round3(t.logitsShare));
-        attr(j, "other", round3(t.otherShare));
+        for (const advise::GroupShare &g : t.groups)
+          attr(j, g.group, round3(g.share));
       });
       j.attributeObject("lost_us", [&] {
         attr(j, "tile", round3(t.lostTileUs));
@@ -228,12 +226,16 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
          << " |\n";
     os << "\n";
   }
-  os << "## Where the time goes\n\n"
-     << llvm::format("| attention | MLP | logits | other |\n| ---: | ---: | "
-                     "---: | ---: |\n| %.1f%% | %.1f%% | %.1f%% | %.1f%% "
-                     "|\n\n",
-                     100 * t.attentionShare, 100 * t.mlpShare,
-                     100 * t.logitsShare, 100 * t.otherShare)
+  os << "## Where the time goes\n\n|";
+  for (const advise::GroupShare &g : t.groups)
+    os << " " << groupLabel(g.group) << " |";
+  os << "\n|";
+  for (size_t i = 0; i < t.groups.size(); ++i)
+    os << " ---: |";
+  os << "\n|";
+  for (const advise::GroupShare &g : t.groups)
+    os << llvm::format(" %.1f%% |", 100 * g.share);
+  os << "\n\n"
      << llvm::format("Time lost to shape (us per step): tile %.1f, K-step "
                      "%.1f, wave %.1f, alignment %.1f, fused head dim %.1f.",
                      t.lostTileUs, t.lostKUs, t.lostWaveUs, t.lostAlignUs,

@@ -88,9 +88,21 @@ struct Finding {
   std::string reason;
 };
 
+/// One group's share of the predicted step (RoleGroup: "attention",
+/// "mlp", "logits", a registered group's name, and last "other": the
+/// communication and what no group holds).
+struct GroupShare {
+  std::string group;
+  double share = 0;
+};
+
 struct Totals {
   double stepUs = 0, perLayerUs = 0;
   int64_t layers = 0;
+  /// Where the time goes, over every role group that has time and the
+  /// built-in ones always, in allRoleGroups order, then "other".
+  std::vector<GroupShare> groups;
+  /// The built-in groups' shares (of `groups`), as the reports name them.
   double attentionShare = 0, mlpShare = 0, logitsShare = 0, otherShare = 0;
   double lostTileUs = 0, lostKUs = 0, lostWaveUs = 0, lostAlignUs = 0,
          lostFusedHeadDimUs = 0;

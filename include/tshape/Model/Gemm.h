@@ -66,6 +66,10 @@ enum class Role : uint8_t {
   TpLeave,
   IndexerTopK, ///< a sparse attention's top-k over its indexer's scores
 };
+/// Where a role's time is booked in "where the time goes": the built-in
+/// groups, then the ones blocks register (registerRoleGroup: a recurrent
+/// layer's, an indexer's). Communication is booked with what no group
+/// holds ("other").
 enum class RoleGroup : uint8_t { Attention, Mlp, Logits, Communication };
 
 /// Forward, or the gradient with respect to the A or the B operand.
@@ -95,7 +99,13 @@ struct RoleInfo {
   bool quantized() const { return weight && !keepsModelType; }
 };
 const RoleInfo &roleInfo(Role r);
+/// "attention", "mlp", "logits", "communication", or a registered name.
 const char *roleGroupName(RoleGroup g);
+/// Every group: the built-in ones, then the registered ones.
+std::vector<RoleGroup> allRoleGroups();
+/// Adds a group (a block defined outside this library, or a family's);
+/// returns it, or the existing one of that name. Call at start-up.
+RoleGroup registerRoleGroup(const char *name);
 /// Adds a role for a block defined outside this library (a test block, an
 /// out-of-tree block); `info.role` is ignored. Returns the new role, or the
 /// existing one of that name. Call at start-up, before any use.

@@ -17,6 +17,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 namespace tshape::report {
 
 struct AccuracyReport;
@@ -104,6 +106,12 @@ llvm::Error writeFile(llvm::StringRef path,
 /// Success for "-", a name ending in .json or .md, or one with no
 /// extension; an error naming the formats for any other (out.txt).
 llvm::Error checkReportName(llvm::StringRef path);
+
+/// A role group's name as the pages print it ("MLP" for mlp; the others as
+/// they are).
+inline std::string groupLabel(const std::string &group) {
+  return group == "mlp" ? "MLP" : group;
+}
 
 /// Writes `model` to `path` in formatFor(path), through writeFile; a name
 /// checkReportName refuses is an error and writes nothing.
