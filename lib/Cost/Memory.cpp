@@ -75,18 +75,22 @@ ParamState operator+(ParamState a, const ParamState &b) {
   return a;
 }
 
-/// The parameters one rank holds of one decoder layer of `c`, and of them
-/// those the expert-parallel ranks split (the weight GEMMs whose groups
-/// are a rank's experts/ep: the routed experts); nullopt on overflow.
+/// The parameters one rank holds of one decoder layer of `c`, and, with
+/// `splitExperts`, of them those the expert-parallel ranks split (the
+/// weight GEMMs whose groups are a rank's experts/ep: the routed experts;
+/// else 0); nullopt on overflow.
 struct LayerParams {
   std::optional<int64_t> all = 0, experts = 0;
 };
-LayerParams layerParams(const ModelConfig &c) {
+LayerParams layerParams(const ModelConfig &c, bool splitExperts) {
   LayerParams out;
   std::vector<model::Kernel> routed;
   for (BlockKind k : c.layerBlocks) {
     out.all = model::checkedAdd(out.all, model::rankWeights(k, c));
-    for (model::Kernel &f : model::forwardKernels(k, c, model::RunShape::train(), 0))
+    if (!splitExperts)
+      continue;
+    for (model::Kernel &f :
+         model::forwardKernels(k, c, model::RunShape::train(), 0))
       if (const model::GemmSpec *g = f.gemm();
           g && g->batch.expr.mentions(Param::Ep))
         routed.push_back(std::move(f));
@@ -299,8 +303,11 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   // The heaviest layer of a heterogeneous stack (MoE rather than dense):
   // every stage is sized as if it held only those, an upper bound.
   std::optional<int64_t> perLayer = 0, perLayerExperts = 0;
+  // The two groups are one when etp x ep = tp (a dense model, or experts
+  // laid out as tp): the split is not needed.
+  const bool splitExperts = expertRanks != par.tp;
   for (const auto &[lc, n] : model::layerGroups(c)) {
-    const LayerParams w = layerParams(lc);
+    const LayerParams w = layerParams(lc, splitExperts);
     if (!w.all || !w.experts || !perLayer) {
       perLayer = std::nullopt;
       break;

@@ -400,24 +400,23 @@ bool tshape::model::hasBlock(const ModelConfig &c, BlockKind k) {
 }
 
 namespace {
-/// The forward kernels of one decoder layer (the config is valid).
-std::vector<Kernel> layerForward(const ModelConfig &c, const RunShape &run,
-                                 int64_t layer) {
-  std::vector<Kernel> out;
+/// The kernels of one decoder layer (the config is valid): its blocks'
+/// forward kernels in order, then, when the run has a backward, their
+/// backward kernels in reverse block order, each from its block's forward.
+void layerKernelsInto(std::vector<Kernel> &forwardOut,
+                      std::vector<Kernel> *backwardOut, const ModelConfig &c,
+                      const RunShape &run, int64_t layer) {
   const ModelConfig lc = layerConfig(c, layer);
+  std::vector<std::vector<Kernel>> perBlock;
+  perBlock.reserve(lc.layerBlocks.size());
   for (BlockKind k : lc.layerBlocks)
-    append(out, forwardKernels(k, lc, run, layer));
-  return out;
-}
-
-/// Its backward kernels: its blocks' in reverse order.
-std::vector<Kernel> layerBackward(const ModelConfig &c, const RunShape &run,
-                                  int64_t layer) {
-  std::vector<Kernel> out;
-  const ModelConfig lc = layerConfig(c, layer);
-  for (auto k = lc.layerBlocks.rbegin(); k != lc.layerBlocks.rend(); ++k)
-    append(out, backwardKernelsOf(*k, lc, run, layer));
-  return out;
+    perBlock.push_back(forwardKernels(k, lc, run, layer));
+  if (backwardOut && run.backward())
+    for (size_t i = lc.layerBlocks.size(); i-- > 0;)
+      append(*backwardOut, backwardKernelsOf(lc.layerBlocks[i], lc, run,
+                                             layer, perBlock[i]));
+  for (std::vector<Kernel> &f : perBlock)
+    append(forwardOut, std::move(f));
 }
 } // namespace
 
@@ -426,8 +425,9 @@ std::vector<Kernel> tshape::model::layerKernels(const ModelConfig &c,
                                                 int64_t layer) {
   if (!rankShape(c))
     return {};
-  std::vector<Kernel> out = layerForward(c, run, layer);
-  append(out, layerBackward(c, run, layer));
+  std::vector<Kernel> out, back;
+  layerKernelsInto(out, &back, c, run, layer);
+  append(out, std::move(back));
   return out;
 }
 
@@ -436,17 +436,23 @@ std::vector<Kernel> tshape::model::modelKernels(const ModelConfig &c,
   std::vector<Kernel> out;
   if (!rankShape(c))
     return out;
+  // Each layer's forward in order, then the once-per-model blocks; the
+  // backward in reverse: those blocks', then the layers' last first.
+  std::vector<std::vector<Kernel>> layerBacks(size_t(c.layers));
   for (int64_t l = 0; l < c.layers; ++l)
-    append(out, layerForward(c, run, l));
+    layerKernelsInto(out, &layerBacks[size_t(l)], c, run, l);
   const std::vector<BlockKind> once = modelBlocks();
-  for (BlockKind k : once)
-    append(out, forwardKernels(k, c, run, -1));
+  std::vector<std::vector<Kernel>> onceFwd;
+  for (BlockKind k : once) {
+    onceFwd.push_back(forwardKernels(k, c, run, -1));
+    out.insert(out.end(), onceFwd.back().begin(), onceFwd.back().end());
+  }
   if (!run.backward())
     return out;
-  for (auto k = once.rbegin(); k != once.rend(); ++k)
-    append(out, backwardKernelsOf(*k, c, run, -1));
+  for (size_t i = once.size(); i-- > 0;)
+    append(out, backwardKernelsOf(once[i], c, run, -1, onceFwd[i]));
   for (int64_t l = c.layers - 1; l >= 0; --l)
-    append(out, layerBackward(c, run, l));
+    append(out, std::move(layerBacks[size_t(l)]));
   return out;
 }
 
@@ -501,9 +507,24 @@ std::optional<int64_t> tshape::model::countFlops(const ModelConfig &c,
   if (!rankShape(c))
     return std::nullopt;
   // Each distinct layer's kernels times its count, plus the once-per-model
-  // blocks (and their backward): this does not enumerate L copies.
-  std::optional<int64_t> n = kernelFlops(modelBlockKernels(c, run));
-  for (const auto &[lc, count] : layerGroups(c))
-    n = checkedAdd(n, checkedMul(kernelFlops(layerKernels(lc, run, 0)), count));
+  // blocks (and their backward): this does not enumerate L copies. The
+  // blocks' own kernels only: the collectives compute nothing (and the
+  // search asks this of every candidate, checkModel's S2).
+  auto blockFlops = [&](BlockKind k, const ModelConfig &bc, int64_t layer) {
+    std::vector<Kernel> ks = blockInfo(k).forward(bc, run, layer);
+    std::optional<int64_t> f = kernelFlops(ks);
+    if (run.backward())
+      f = checkedAdd(f, kernelFlops(backwardKernels(ks)));
+    return f;
+  };
+  std::optional<int64_t> n = 0;
+  for (BlockKind k : modelBlocks())
+    n = checkedAdd(n, blockFlops(k, c, -1));
+  for (const auto &[lc, count] : layerGroups(c)) {
+    std::optional<int64_t> layer = 0;
+    for (BlockKind k : lc.layerBlocks)
+      layer = checkedAdd(layer, blockFlops(k, lc, 0));
+    n = checkedAdd(n, checkedMul(layer, count));
+  }
   return n;
 }

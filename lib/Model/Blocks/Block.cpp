@@ -68,15 +68,14 @@ BlockKind tshape::model::registerBlock(BlockInfo info) {
   return info.kind;
 }
 
-std::vector<Kernel> tshape::model::tpCollectives(BlockKind k,
-                                                 const ModelConfig &c,
-                                                 const RunShape &run,
-                                                 int64_t layer,
-                                                 TpBoundaries boundary,
-                                                 bool backward) {
-  const int64_t tp = getParam(c, Param::Tp);
-  if (tp <= 1 || !(uint8_t(blockInfo(k).tp) & uint8_t(boundary)))
-    return {};
+namespace {
+/// tpCollectives under `env` (bindings(c), computed once by the caller).
+void appendTpCollective(std::vector<Kernel> &out, BlockKind k,
+                        const ModelConfig &c, const Bindings &env,
+                        const RunShape &run, int64_t layer,
+                        TpBoundaries boundary, bool backward) {
+  if (!(uint8_t(blockInfo(k).tp) & uint8_t(boundary)))
+    return;
   const bool enter = boundary == TpBoundaries::Enter;
   CollectiveSpec s;
   s.role = enter ? Role::TpEnter : Role::TpLeave;
@@ -86,26 +85,64 @@ std::vector<Kernel> tshape::model::tpCollectives(BlockKind k,
     s.op = enter == backward ? CollectiveOp::ReduceScatter
                              : CollectiveOp::AllGather;
   else if (enter != backward)
-    return {}; // f is the identity forward, g backward
-  s.env = bindings(c);
+    return; // f is the identity forward, g backward
+  s.env = env;
   s.bytes = blockDim(s.env,
                      run.tokens() * DimExpr::param(Param::Hidden) *
                          DimExpr::constant(dtypeBytes(c.dtype)),
                      &s.overflow);
   s.ranks = blockDim(s.env, DimExpr::param(Param::Tp), &s.overflow);
-  return {Kernel(std::move(s))};
+  out.push_back(Kernel(std::move(s)));
+}
+} // namespace
+
+std::vector<Kernel> tshape::model::tpCollectives(BlockKind k,
+                                                 const ModelConfig &c,
+                                                 const RunShape &run,
+                                                 int64_t layer,
+                                                 TpBoundaries boundary,
+                                                 bool backward) {
+  std::vector<Kernel> out;
+  if (getParam(c, Param::Tp) > 1)
+    appendTpCollective(out, k, c, bindings(c), run, layer, boundary,
+                       backward);
+  return out;
 }
 
 std::vector<Kernel> tshape::model::forwardKernels(BlockKind k,
                                                   const ModelConfig &c,
                                                   const RunShape &run,
                                                   int64_t layer) {
-  std::vector<Kernel> out =
-      tpCollectives(k, c, run, layer, TpBoundaries::Enter, false);
-  for (Kernel &f : blockInfo(k).forward(c, run, layer))
+  std::vector<Kernel> own = blockInfo(k).forward(c, run, layer);
+  if (getParam(c, Param::Tp) <= 1)
+    return own;
+  const Bindings env = bindings(c);
+  std::vector<Kernel> out;
+  out.reserve(own.size() + 2);
+  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Enter, false);
+  for (Kernel &f : own)
     out.push_back(std::move(f));
-  for (Kernel &g : tpCollectives(k, c, run, layer, TpBoundaries::Leave, false))
-    out.push_back(std::move(g));
+  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Leave, false);
+  return out;
+}
+
+std::vector<Kernel>
+tshape::model::backwardKernelsOf(BlockKind k, const ModelConfig &c,
+                                 const RunShape &run, int64_t layer,
+                                 const std::vector<Kernel> &forward) {
+  if (!run.backward())
+    return {};
+  // backwardKernels skips the forward's tensor-parallel collectives.
+  std::vector<Kernel> own = backwardKernels(forward);
+  if (getParam(c, Param::Tp) <= 1)
+    return own;
+  const Bindings env = bindings(c);
+  std::vector<Kernel> out;
+  out.reserve(own.size() + 2);
+  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Leave, true);
+  for (Kernel &b : own)
+    out.push_back(std::move(b));
+  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Enter, true);
   return out;
 }
 
@@ -115,13 +152,8 @@ std::vector<Kernel> tshape::model::backwardKernelsOf(BlockKind k,
                                                      int64_t layer) {
   if (!run.backward())
     return {};
-  std::vector<Kernel> out =
-      tpCollectives(k, c, run, layer, TpBoundaries::Leave, true);
-  for (Kernel &b : backwardKernels(blockInfo(k).forward(c, run, layer)))
-    out.push_back(std::move(b));
-  for (Kernel &f : tpCollectives(k, c, run, layer, TpBoundaries::Enter, true))
-    out.push_back(std::move(f));
-  return out;
+  return backwardKernelsOf(k, c, run, layer,
+                           blockInfo(k).forward(c, run, layer));
 }
 
 std::vector<Kernel> tshape::model::blockKernels(BlockKind k,
@@ -129,7 +161,9 @@ std::vector<Kernel> tshape::model::blockKernels(BlockKind k,
                                                 const RunShape &run,
                                                 int64_t layer) {
   std::vector<Kernel> out = forwardKernels(k, c, run, layer);
-  for (Kernel &b : backwardKernelsOf(k, c, run, layer))
+  std::vector<Kernel> back = backwardKernelsOf(k, c, run, layer, out);
+  out.reserve(out.size() + back.size());
+  for (Kernel &b : back)
     out.push_back(std::move(b));
   return out;
 }

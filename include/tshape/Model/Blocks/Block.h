@@ -200,6 +200,10 @@ std::vector<Kernel> forwardKernels(BlockKind k, const ModelConfig &c,
 /// Empty when the run has no backward.
 std::vector<Kernel> backwardKernelsOf(BlockKind k, const ModelConfig &c,
                                       const RunShape &run, int64_t layer);
+/// The same from its forward kernels (forwardKernels), not computed again.
+std::vector<Kernel> backwardKernelsOf(BlockKind k, const ModelConfig &c,
+                                      const RunShape &run, int64_t layer,
+                                      const std::vector<Kernel> &forward);
 /// The tensor-parallel collectives of one instance at `boundary` (Enter or
 /// Leave) in one pass, over tp ranks of the run's tokens x hidden
 /// activations in the model's element type (none at tp 1):
