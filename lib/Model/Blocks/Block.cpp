@@ -109,21 +109,37 @@ std::vector<Kernel> tshape::model::tpCollectives(BlockKind k,
   return out;
 }
 
+namespace {
+/// A pass's kernels `own` of one instance between the collectives of its
+/// tensor-parallel region: forward, entering before and leaving after;
+/// backward the reverse (none at tp 1).
+std::vector<Kernel> withTpCollectives(std::vector<Kernel> own, BlockKind k,
+                                      const ModelConfig &c,
+                                      const RunShape &run, int64_t layer,
+                                      bool backward) {
+  if (getParam(c, Param::Tp) <= 1)
+    return own;
+  const Bindings env = bindings(c);
+  const TpBoundaries first = backward ? TpBoundaries::Leave
+                                      : TpBoundaries::Enter;
+  const TpBoundaries last = backward ? TpBoundaries::Enter
+                                     : TpBoundaries::Leave;
+  std::vector<Kernel> out;
+  out.reserve(own.size() + 2);
+  appendTpCollective(out, k, c, env, run, layer, first, backward);
+  for (Kernel &x : own)
+    out.push_back(std::move(x));
+  appendTpCollective(out, k, c, env, run, layer, last, backward);
+  return out;
+}
+} // namespace
+
 std::vector<Kernel> tshape::model::forwardKernels(BlockKind k,
                                                   const ModelConfig &c,
                                                   const RunShape &run,
                                                   int64_t layer) {
-  std::vector<Kernel> own = blockInfo(k).forward(c, run, layer);
-  if (getParam(c, Param::Tp) <= 1)
-    return own;
-  const Bindings env = bindings(c);
-  std::vector<Kernel> out;
-  out.reserve(own.size() + 2);
-  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Enter, false);
-  for (Kernel &f : own)
-    out.push_back(std::move(f));
-  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Leave, false);
-  return out;
+  return withTpCollectives(blockInfo(k).forward(c, run, layer), k, c, run,
+                           layer, false);
 }
 
 std::vector<Kernel>
@@ -133,17 +149,7 @@ tshape::model::backwardKernelsOf(BlockKind k, const ModelConfig &c,
   if (!run.backward())
     return {};
   // backwardKernels skips the forward's tensor-parallel collectives.
-  std::vector<Kernel> own = backwardKernels(forward);
-  if (getParam(c, Param::Tp) <= 1)
-    return own;
-  const Bindings env = bindings(c);
-  std::vector<Kernel> out;
-  out.reserve(own.size() + 2);
-  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Leave, true);
-  for (Kernel &b : own)
-    out.push_back(std::move(b));
-  appendTpCollective(out, k, c, env, run, layer, TpBoundaries::Enter, true);
-  return out;
+  return withTpCollectives(backwardKernels(forward), k, c, run, layer, true);
 }
 
 std::vector<Kernel> tshape::model::backwardKernelsOf(BlockKind k,
