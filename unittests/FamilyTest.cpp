@@ -46,12 +46,17 @@ patternLayers(hf::Reader &r, const hf::json::Object &, int64_t layers, bool) {
   return out;
 }
 
+/// A Llama-like row of the test families' keys, named `type`.
+hf::TypeSpec testSpec(const char *type) {
+  return {type, {"hidden_size"}, {"num_attention_heads"},
+          {"num_hidden_layers"}, {"vocab_size"},
+          {"intermediate_size"}, 0, {"num_key_value_heads"},
+          {"head_dim"}, 0, {"hidden_act"}, Activation::SiLU, false,
+          {}, false, false, true};
+}
+
 void registerTestHybrid() {
-  hf::TypeSpec t{"test_hybrid", {"hidden_size"}, {"num_attention_heads"},
-                 {"num_hidden_layers"}, {"vocab_size"},
-                 {"intermediate_size"}, 0, {"num_key_value_heads"},
-                 {"head_dim"}, 0, {"hidden_act"}, Activation::SiLU, false,
-                 {}, false, false, true};
+  hf::TypeSpec t = testSpec("test_hybrid");
   hf::FamilyHooks hooks;
   hooks.layerPlan = patternLayers;
   hf::registerFamily(t, hooks);
@@ -119,11 +124,7 @@ TEST(Family, QuirksAreHooks) {
 // import error at the layer count's key, naming the family and both
 // counts, not a model with missing or extra layers.
 TEST(Family, LayerPlanOfTheWrongLengthIsAnError) {
-  hf::TypeSpec t{"test_short_plan", {"hidden_size"}, {"num_attention_heads"},
-                 {"num_hidden_layers"}, {"vocab_size"},
-                 {"intermediate_size"}, 0, {"num_key_value_heads"},
-                 {"head_dim"}, 0, {"hidden_act"}, Activation::SiLU, false,
-                 {}, false, false, true};
+  hf::TypeSpec t = testSpec("test_short_plan");
   hf::FamilyHooks hooks;
   hooks.layerPlan = [](hf::Reader &, const hf::json::Object &, int64_t n,
                        bool) -> std::optional<std::vector<LayerKind>> {

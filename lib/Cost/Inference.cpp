@@ -62,17 +62,19 @@ InferenceKernel priceKernel(const model::Kernel &kernel, int64_t count,
   k.kind = kernel.kind();
   k.role = kernel.role();
   k.count = count;
-  // A collective over more ranks than a node holds runs on the network.
-  model::Kernel placed = kernel;
+  // A collective over more ranks than a node holds runs on the network
+  // (only such a kernel is copied).
+  std::optional<model::Kernel> across;
   if (const model::CollectiveSpec *col = kernel.collective();
       col && cluster && col->ranks.value > cluster->gpusPerNode) {
-    model::CollectiveSpec across = *col;
-    across.tier = model::Tier::Network;
-    placed = model::Kernel(across);
+    model::CollectiveSpec net = *col;
+    net.tier = model::Tier::Network;
+    across = model::Kernel(std::move(net));
   }
   // The run's precision prices weight GEMMs as FP8 linear layers, and a
   // grouped expert GEMM over the experts that get a token.
-  const KernelEstimate e = predictKernel(placed, c.dtype, t, cluster, &run);
+  const KernelEstimate e =
+      predictKernel(across ? *across : kernel, c.dtype, t, cluster, &run);
   k.supported = e.supported;
   k.unsupported = e.unsupported;
   k.us = e.supported ? e.predictedUs : 0;
