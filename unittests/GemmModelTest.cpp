@@ -389,16 +389,16 @@ TEST(ShapeReport, VocabFindingFromTheModel) {
   c.vocab = 50257;
   c.attention.heads = c.attention.kvHeads = 32;
   c.mlp.inner = 10240;
-  GemmRecord r;
-  r.spec = model::gemmsOf(model::lmHeadKernels(c, model::RunShape::prefill(), -1))[0];
-  r.name = r.spec->name();
+  KernelRecord r = KernelRecord::bare(
+      model::gemmsOf(model::lmHeadKernels(c, model::RunShape::prefill(), -1))[0]);
+  r.name = r.spec()->name();
   r.problem = gemm(8192, 50257, 2560);
   r.problem.transB = true;
-  std::vector<GemmRecord> records = {r};
+  std::vector<KernelRecord> records = {r};
   a.analyze(records);
   EXPECT_TRUE(records[0].flagged);
   EXPECT_TRUE(sizedBy(records[0], Param::Vocab));
-  EXPECT_EQ(records[0].spec->env.get(Param::Vocab), 50257);
+  EXPECT_EQ(records[0].spec()->env.get(Param::Vocab), 50257);
   std::vector<Finding> f = a.findings(records);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].parameter, Param::Vocab);
@@ -406,7 +406,8 @@ TEST(ShapeReport, VocabFindingFromTheModel) {
   EXPECT_GT(f[0].estimatedSpeedup, 1.5);
   // Aligned already: nothing to find.
   c.vocab = 50304;
-  records[0].spec = model::gemmsOf(model::lmHeadKernels(c, model::RunShape::prefill(), -1))[0];
+  records[0].kernel =
+      model::gemmsOf(model::lmHeadKernels(c, model::RunShape::prefill(), -1))[0];
   records[0].problem.n = 50304;
   a.analyze(records);
   EXPECT_FALSE(records[0].flagged);

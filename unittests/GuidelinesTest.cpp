@@ -19,7 +19,7 @@ using namespace tshape::advise;
 namespace {
 
 struct Checked {
-  std::vector<GemmRecord> records;
+  std::vector<KernelRecord> records;
   std::vector<Guideline> guidelines;
 };
 
@@ -165,7 +165,7 @@ TEST(Guidelines, SweepWindowHoldsTheValueAndTheSuggestion) {
   model::ModelConfig c = gpt(50257);
   const target::GpuTarget *h100 = target::findBuiltinTarget("h100-sxm");
   ShapeAnalysis a(*h100, 0.1);
-  std::vector<GemmRecord> records = recordsFor(c, model::RunShape::train());
+  std::vector<KernelRecord> records = recordsFor(c, model::RunShape::train());
   a.analyze(records);
   Sweep s = sweepParameter(a, records, model::Param::Vocab, 50257, 50304);
   EXPECT_EQ(s.step, 1);

@@ -157,16 +157,15 @@ TEST(KernelKind, RoleGroupsAreOpen) {
   const Role scanOut = registerRole(
       {Role::Qkv, "test_group_scan_out", recurrent, true, "dgrad", "wgrad"});
   auto record = [](Role r, double us) {
-    advise::GemmRecord rec;
     GemmSpec g;
     g.role = r;
-    rec.spec = g;
+    advise::KernelRecord rec = advise::KernelRecord::bare(g);
     rec.predictedUs = us;
     return rec;
   };
-  std::vector<advise::GemmRecord> records = {
+  std::vector<advise::KernelRecord> records = {
       record(Role::Qkv, 60), record(Role::MlpUp, 30), record(scanOut, 10)};
-  advise::GemmRecord comm;
+  advise::KernelRecord comm;
   comm.predictedUs = 20;
   records.push_back(comm);
   advise::ShapeAnalysis analysis(h100(), 0.1);
@@ -183,4 +182,80 @@ TEST(KernelKind, RoleGroupsAreOpen) {
     EXPECT_DOUBLE_EQ(t.groups[i].share, want[i].second) << want[i].first;
   }
   EXPECT_DOUBLE_EQ(t.otherShare, 0.25);
+}
+
+// Kernels no op computes travel on lowered IR as their fields
+// (tshape.kernels): a collective, a scan and a top-k come back from
+// fields() as they were, sizes re-evaluated over their bindings; a GEMM,
+// which its own op carries, is refused with a reason.
+TEST(KernelKind, FieldsRoundTrip) {
+  Bindings env;
+  env.set(Param::Hidden, 64);
+  env.set(Param::Tp, 2);
+  auto dim = [&](const char *text) {
+    std::string why;
+    Dim d;
+    d.expr = *DimExpr::parse(text, why);
+    d.value = *d.expr.eval(env);
+    return d;
+  };
+  CollectiveSpec c;
+  c.role = Role::TpLeave;
+  c.layer = 3;
+  c.op = CollectiveOp::ReduceScatter;
+  c.tier = Tier::Network;
+  c.backward = true;
+  c.bytes = dim("hidden*2");
+  c.ranks = dim("tp");
+  c.env = env;
+  ScanSpec s;
+  s.layer = 1;
+  s.batch = dim("tp");
+  s.heads = dim("2");
+  s.length = dim("hidden*4");
+  s.chunk = dim("64");
+  s.keyDim = dim("16");
+  s.valueDim = dim("hidden");
+  s.backward = true;
+  s.env = env;
+  TopKSpec t;
+  t.batch = dim("1");
+  t.rows = dim("hidden");
+  t.length = dim("hidden*8");
+  t.k = dim("32");
+  t.causal = false;
+  t.env = env;
+  for (const Kernel &k : {Kernel(c), Kernel(s), Kernel(t)}) {
+    EXPECT_FALSE(k.hasOp());
+    std::string error;
+    std::optional<Kernel> back = Kernel::fromFields(k.fields(), error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(back->kind(), k.kind());
+    EXPECT_EQ(back->name(), k.name());
+    EXPECT_EQ(back->layer(), k.layer());
+    EXPECT_EQ(back->backward(), k.backward());
+    EXPECT_EQ(back->causal(), k.causal());
+    EXPECT_EQ(back->columns(), k.columns());
+    const auto a = k.dims(), b = back->dims();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(a[i].second.expr.str(), b[i].second.expr.str());
+  }
+  EXPECT_EQ(Kernel(c).columns()[2], 128); // hidden*2
+  EXPECT_EQ(Kernel(c).fields().words[0].second, "reduce_scatter");
+  // A missing size and a GEMM are errors with a reason.
+  KernelFields missing = Kernel(s).fields();
+  missing.sizes.pop_back();
+  KernelFields gemm;
+  gemm.kind = KernelKind::Gemm;
+  EXPECT_TRUE(Kernel(GemmSpec()).hasOp());
+  for (auto [f, why] :
+       {std::pair<KernelFields, std::string>{missing,
+                                             "lacks the size 'value_dim'"},
+        {gemm, "a gemm kernel is carried by its own op, not by "
+               "tshape.kernels"}}) {
+    std::string error;
+    EXPECT_FALSE(Kernel::fromFields(f, error));
+    EXPECT_EQ(error, why);
+  }
 }

@@ -385,13 +385,13 @@ TEST(Mla, AnalysisPricesTheMergeAsTheReport) {
   // price it with predictKernel, as estimateInference does.
   auto [c, run] = chunk(2, 1024, 65536);
   const auto &h100 = *tshape::target::findBuiltinTarget("h100-sxm");
-  std::vector<tshape::advise::GemmRecord> records =
+  std::vector<tshape::advise::KernelRecord> records =
       tshape::advise::recordsFor(c, run);
   tshape::advise::ShapeAnalysis analysis(h100, 0.1);
   analysis.analyze(records);
-  const tshape::advise::GemmRecord *merge = nullptr;
+  const tshape::advise::KernelRecord *merge = nullptr;
   for (const auto &r : records)
-    if (r.elementwise && !merge)
+    if (r.kernel && r.kernel->elementwise() && !merge)
       merge = &r;
   ASSERT_TRUE(merge);
   EXPECT_EQ(merge->name, "mla_merge");
@@ -400,7 +400,7 @@ TEST(Mla, AnalysisPricesTheMergeAsTheReport) {
   EXPECT_EQ(merge->problem.m, 32768);
   EXPECT_EQ(merge->problem.n, 128);
   const tshape::cost::KernelEstimate k =
-      tshape::cost::predictKernel(Kernel(*merge->elementwise), c.dtype, h100);
+      tshape::cost::predictKernel(*merge->kernel, c.dtype, h100);
   EXPECT_GT(k.predictedUs, 0);
   EXPECT_DOUBLE_EQ(merge->predictedUs, k.predictedUs);
   EXPECT_FALSE(merge->flagged);

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tshape/Advise/ShapeReport.h"
+#include "tshape/Advise/ShapeSearch.h"
 #include "tshape/Cost/Memory.h"
 #include "tshape/Cost/StepTime.h"
 
@@ -108,4 +110,61 @@ TEST(ScanBlock, StepAndMemoryByHand) {
     return m ? m->peak().activations : 0.0;
   };
   EXPECT_DOUBLE_EQ(mem(true) - mem(false), 4 * (65536.0 + 65536.0));
+}
+
+// The analysis record is the kernel: recordsFor keeps every kind. A
+// training step of the small model at tp = 2 has 18 tensor-parallel
+// all-reduces (forward: the embedding's output and each layer's two
+// sub-layers, 1 + 2 x 4; backward: the LM head's input gradient and each
+// sub-layer's, 1 + 2 x 4), each of b x s x h x 2 bytes = 2 x 256 x 64 x 2
+// = 65,536 over 2 ranks: listed at 0 us (a cluster's to price: the step
+// model's and the serving report's), with a communication bound. With
+// test_scan at tp = 1, each of the 4 layers adds its scan and the scan's
+// backward, priced as predictKernel prices them; the search's predicted
+// step grows by exactly 4 x (forward + backward).
+TEST(ScanBlock, AnalysisRecordsKeepEveryKind) {
+  ModelConfig c = small(false);
+  c.parallel.tp = 2;
+  advise::ShapeAnalysis a(h100(), 0.1);
+  std::vector<advise::KernelRecord> rs =
+      advise::recordsFor(c, model::RunShape::train());
+  a.analyze(rs);
+  int collectives = 0;
+  for (const advise::KernelRecord &r : rs) {
+    if (!r.kernel || r.kernel->kind() != model::KernelKind::Collective)
+      continue;
+    ++collectives;
+    EXPECT_EQ(r.name, "all_reduce");
+    EXPECT_EQ(r.predictedUs, 0);
+    EXPECT_TRUE(r.estimate.communication);
+    EXPECT_EQ(r.group(), "other");
+    ASSERT_EQ(r.causes.size(), 1u);
+    EXPECT_EQ(r.causes[0].rfind("all_reduce of 65536 bytes over 2 ranks", 0),
+              0u)
+        << r.causes[0];
+  }
+  EXPECT_EQ(collectives, 18);
+
+  const ModelConfig with = small(true);
+  rs = advise::recordsFor(with, model::RunShape::train());
+  a.analyze(rs);
+  const std::vector<model::Kernel> ks = model::blockKernels(
+      test::testScanBlock(), with, model::RunShape::train(), 0);
+  const double fwd = predictKernel(ks[0], with.dtype, h100()).predictedUs,
+               bwd = predictKernel(ks[1], with.dtype, h100()).predictedUs;
+  ASSERT_GT(fwd, 0);
+  int scans = 0;
+  for (const advise::KernelRecord &r : rs)
+    if (r.kernel && r.kernel->kind() == model::KernelKind::Scan) {
+      ++scans;
+      EXPECT_DOUBLE_EQ(r.predictedUs, r.kernel->backward() ? bwd : fwd);
+      EXPECT_FALSE(r.flagged);
+      EXPECT_DOUBLE_EQ(r.flops(), double(*r.kernel->flops()));
+    }
+  EXPECT_EQ(scans, 8);
+  advise::ShapeSearch search(h100());
+  const double grown =
+      search.predict(with, model::RunShape::train()).us -
+      search.predict(small(false), model::RunShape::train()).us;
+  EXPECT_NEAR(grown, 4 * (fwd + bwd), 1e-6 * grown);
 }

@@ -25,13 +25,13 @@ namespace {
 /// The model's parameter values: for each parameter, the first value a
 /// GEMM binds (one, unless blocks of different shapes were written by
 /// hand).
-model::Bindings modelBindings(const std::vector<GemmRecord> &records) {
+model::Bindings modelBindings(const std::vector<KernelRecord> &records) {
   model::Bindings env;
-  for (const GemmRecord &r : records)
-    if (r.spec)
+  for (const KernelRecord &r : records)
+    if (const model::GemmSpec *g = r.spec())
       for (Param p : model::allParams())
-        if (!env.has(p) && r.spec->env.has(p))
-          env.set(p, *r.spec->env.get(p));
+        if (!env.has(p) && g->env.has(p))
+          env.set(p, *g->env.get(p));
   return env;
 }
 
@@ -204,15 +204,16 @@ std::vector<Rule> rulesFor(const model::Bindings &env, bool gated) {
 
 std::vector<Guideline>
 tshape::advise::checkGuidelines(ShapeAnalysis &analysis,
-                                const std::vector<GemmRecord> &records) {
+                                const std::vector<KernelRecord> &records) {
   std::vector<Guideline> out;
   const model::Bindings env = modelBindings(records);
   bool gated = false;
   double stepUs = 0;
-  for (const GemmRecord &r : records) {
+  for (const KernelRecord &r : records) {
     stepUs += r.predictedUs;
-    if (r.spec && (r.spec->role == model::Role::MlpGate ||
-                   r.spec->role == model::Role::MlpGateUp))
+    if (const model::GemmSpec *g = r.spec();
+        g && (g->role == model::Role::MlpGate ||
+              g->role == model::Role::MlpGateUp))
       gated = true;
   }
   const std::string on = " on " + analysis.gpu().name;
@@ -222,7 +223,7 @@ tshape::advise::checkGuidelines(ShapeAnalysis &analysis,
     // A rule whose parameter sizes no GEMM of this run (seq in a decode
     // step, whose tokens are one per sequence) says nothing about it.
     if (!v || std::none_of(records.begin(), records.end(),
-                           [&](const GemmRecord &r) {
+                           [&](const KernelRecord &r) {
                              return sizedBy(r, rule.moves);
                            }))
       continue;
@@ -314,7 +315,7 @@ std::string tshape::advise::costPercent(double share) {
 }
 
 Sweep tshape::advise::sweepParameter(ShapeAnalysis &analysis,
-                                     const std::vector<GemmRecord> &records,
+                                     const std::vector<KernelRecord> &records,
                                      Param p, int64_t value,
                                      int64_t suggested) {
   Sweep s;

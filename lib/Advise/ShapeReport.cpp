@@ -52,91 +52,110 @@ std::string dimLabel(const char *dim, int64_t value,
 }
 } // namespace
 
-void ShapeAnalysis::predict(GemmRecord &r) {
-  if (r.elementwise) {
-    const model::ElementwiseSpec &w = *r.elementwise;
-    r.problem.batch = w.count;
-    r.problem.m = w.rows.value;
-    r.problem.n = w.width.value;
-    r.problem.k = 0;
-    const cost::KernelEstimate k =
-        predictKernel(model::Kernel(w), r.problem.dtype, target);
-    r.estimate = GemmEstimate{};
-    r.estimate.memoryBound = true;
-    r.predictedUs = k.predictedUs;
-    r.lossFraction = 0;
-    r.flagged = false;
-    r.causes = {
-        fmt("memory-bound elementwise: %.0f bytes", k.elementwiseBytes) +
-        " in " + std::to_string(w.count) + " launch" +
-        (w.count == 1 ? "" : "es")};
-    return;
-  }
+void ShapeAnalysis::predict(KernelRecord &r) {
   r.causes.clear();
   r.faultBatch = r.faultM = r.faultN = r.faultK = false;
+  r.lossFraction = 0;
+  r.flagged = false;
+  // Every kind but a GEMM and a fused attention: its price as predictKernel
+  // states it (no cluster: a collective is the step model's and the serving
+  // report's to price), and one cause that says what bounds it. No cause
+  // blames a dimension, so no finding reads it.
+  if (r.kernel && !r.spec()) {
+    r.estimate = predictKernel(*r.kernel, r.problem.dtype, target);
+    const cost::KernelEstimate &k = r.estimate;
+    r.predictedUs = k.supported ? k.predictedUs : 0;
+    const char *kind = model::kernelKindName(r.kernel->kind());
+    if (k.communication) {
+      r.causes = {r.kernel->name() + " of " + fmt("%.0f", k.bytes) +
+                  " bytes over " + std::to_string(r.problem.batch) +
+                  " ranks: communication, priced on a cluster by the step "
+                  "model and the serving report, not by this analysis"};
+      return;
+    }
+    if (!k.supported) {
+      r.causes = {k.unsupported + "; not predicted"};
+      return;
+    }
+    const int64_t launches =
+        std::max<int64_t>(1, std::llround(k.fixedUs / target.launchOverheadUs));
+    r.causes = {std::string(k.memoryBound ? "memory-bound " : "compute-bound ") +
+                kind + ": " +
+                (k.memoryBound ? fmt("%.0f bytes", k.bytes)
+                               : fmt("%.0f FLOPs", k.flops)) +
+                " in " + std::to_string(launches) + " launch" +
+                (launches == 1 ? "" : "es")};
+    return;
+  }
   // Posed as predictKernel poses it (gemmProblem): the tshape IR's records
   // and the lowered IR's price alike. gemmProblem leaves a non-weight
   // GEMM's element type as given and makes a weight GEMM's FP8 under an
   // FP8 precision whatever it was given, so posing again (a finding's
   // re-prediction) gives the same problem.
-  if (r.spec && r.run) {
+  if (r.spec() && r.run) {
     if (r.run->precision && !target.supports(*r.run->precision)) {
-      r.estimate = GemmEstimate{};
+      r.estimate = cost::KernelEstimate{};
       r.estimate.supported = false;
-      r.predictedUs = r.lossFraction = 0;
-      r.flagged = false;
+      r.estimate.gemm.supported = false;
+      r.predictedUs = 0;
       r.causes.push_back(std::string(precisionName(*r.run->precision)) +
                          " is not supported on " + target.name +
                          " (it supports " + target.precisionList() + ")");
       return;
     }
-    r.problem = gemmProblem(*r.spec, r.problem.dtype, &*r.run, &target);
+    r.problem = gemmProblem(*r.spec(), r.problem.dtype, &*r.run, &target);
   }
   const GemmProblem &p = r.problem;
-  const model::Bindings *env = r.spec ? &r.spec->env : nullptr;
-  const model::Dim *srcM = r.spec ? &r.spec->m : nullptr;
-  const model::Dim *srcN = r.spec ? &r.spec->n : nullptr;
-  const model::Dim *srcK = r.spec ? &r.spec->k : nullptr;
-  if (r.fusedGroup >= 0) {
-    if (!r.fusedPrimary) {
+  const model::GemmSpec *spec = r.spec();
+  const model::Bindings *env = spec ? &spec->env : nullptr;
+  const model::Dim *srcM = spec ? &spec->m : nullptr;
+  const model::Dim *srcN = spec ? &spec->n : nullptr;
+  const model::Dim *srcK = spec ? &spec->k : nullptr;
+  if (r.fused()) {
+    // Its first part carries the kernel's price.
+    if (r.part > 0) {
       r.predictedUs = 0;
-      r.lossFraction = 0;
-      r.flagged = false;
       return;
     }
     // The kernel as the block model stated it (heads, kv heads, lengths,
     // window), never rebuilt from the scores GEMM's sizes.
-    cost::KernelEstimate k =
-        r.attention ? predictKernel(*r.attention, p.dtype, target)
-                    : cost::KernelEstimate{};
-    if (!r.attention) {
-      k.supported = false;
-      k.unsupported = "the fused attention carries no attention kernel";
-    }
-    r.fused = k.attention;
-    if (k.supported) {
-      r.predictedUs = r.fused.predictedUs;
-      r.lossFraction = 1 - r.fused.headDimEfficiency;
-      r.faultK |= r.fused.headDimEfficiency < 1;
+    r.estimate = predictKernel(*r.kernel, p.dtype, target);
+    const FusedAttentionEstimate &f = r.estimate.attention;
+    if (r.estimate.supported) {
+      r.predictedUs = f.predictedUs;
+      r.lossFraction = 1 - f.headDimEfficiency;
+      r.faultK |= f.headDimEfficiency < 1;
       // A value head dim of its own (MLA) is padded with the query's.
-      const int64_t d = r.attention->headDim.value,
-                    dv = r.attention->valueHeadDim.value;
-      if (r.fused.headDimEfficiency < 1)
+      const model::AttentionSpec &a = *r.kernel->attention();
+      const int64_t d = a.headDim.value, dv = a.valueHeadDim.value;
+      if (f.headDimEfficiency < 1)
         r.causes.push_back(
             "head_dim " + std::to_string(d) +
             (dv != d ? " (v_head_dim " + std::to_string(dv) + ")" : "") +
-            " runs padded to " + std::to_string(r.fused.paddedHeadDim) +
-            (dv != d ? "/" + std::to_string(r.fused.paddedValueHeadDim)
-                     : "") +
+            " runs padded to " + std::to_string(f.paddedHeadDim) +
+            (dv != d ? "/" + std::to_string(f.paddedValueHeadDim) : "") +
             " in the fused attention kernel (" +
-            fmt("%.0f%%", 100 * r.fused.headDimEfficiency) + " useful)");
+            fmt("%.0f%%", 100 * f.headDimEfficiency) + " useful)");
       r.flagged = r.lossFraction > threshold;
       return;
     }
-    r.causes.push_back(k.unsupported + "; predicted as separate GEMMs");
+    r.causes.push_back(r.estimate.unsupported +
+                       "; predicted as separate GEMMs");
+  } else if (r.kernelMissing) {
+    r.causes.push_back("the fused attention carries no attention kernel; "
+                       "predicted as separate GEMMs");
   }
-  r.estimate = estimate(p);
-  const GemmEstimate &e = r.estimate;
+  // A GEMM (or a fused kernel's part that runs as one): the GEMM model's
+  // price, in the fields every kind fills (assigned one by one: the
+  // search predicts millions of records, and the estimate is large).
+  r.estimate.gemm = estimate(p);
+  const GemmEstimate &e = r.estimate.gemm;
+  r.estimate.kind = model::KernelKind::Gemm;
+  r.estimate.communication = false;
+  r.estimate.supported = e.supported;
+  r.estimate.flops = e.flops;
+  r.estimate.memoryBound = e.memoryBound;
+  r.estimate.bytes = e.bytes;
   r.predictedUs = e.predictedUs;
   if (!e.supported) {
     r.causes.push_back(std::string(model::dtypeName(p.dtype)) +
@@ -222,64 +241,58 @@ void ShapeAnalysis::predict(GemmRecord &r) {
                                 target.memoryEfficiency)));
 }
 
-void ShapeAnalysis::analyze(std::vector<GemmRecord> &records) {
+void ShapeAnalysis::analyze(std::vector<KernelRecord> &records) {
   // A fused attention whose kernel has no price (a head dim no kernel
-  // covers, no kernel on the record) runs as separate GEMMs: its scores
-  // GEMM says why, and every GEMM of the group is then priced on its own.
-  std::set<int64_t> separate;
-  for (GemmRecord &r : records)
-    if (r.fusedGroup >= 0 && r.fusedPrimary) {
+  // covers) runs as separate GEMMs: its first part says why, and each of
+  // its parts (the records after it, as the lowering emits them) is then
+  // priced on its own.
+  bool separate = false;
+  for (KernelRecord &r : records) {
+    if (r.part == 0)
+      r.separate = false;
+    if (r.fused() && r.part == 0) {
       predict(r);
-      if (!r.fused.supported || !r.attention)
-        separate.insert(r.fusedGroup);
+      separate = !r.estimate.supported;
+      r.separate = separate;
+      continue;
     }
-  for (GemmRecord &r : records) {
-    const bool primary = r.fusedGroup >= 0 && r.fusedPrimary;
-    if (r.fusedGroup >= 0 && separate.count(r.fusedGroup)) {
-      r.fusedGroup = -1;
-      r.fusedPrimary = false;
-    }
-    if (!primary)
-      predict(r);
+    if (r.part > 0)
+      r.separate = separate;
+    predict(r);
   }
 }
 
-Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
+Totals ShapeAnalysis::totals(const std::vector<KernelRecord> &records) const {
   Totals t;
   std::set<int64_t> layers;
   double inLayers = 0;
   const std::vector<model::RoleGroup> groups = model::allRoleGroups();
   std::vector<double> byGroup(groups.size(), 0.0);
   double other = 0;
-  for (const GemmRecord &r : records) {
+  for (const KernelRecord &r : records) {
     t.stepUs += r.predictedUs;
-    t.flops += r.fusedGroup >= 0 && r.fusedPrimary
-                   ? r.fused.flops
-                   : (r.fusedGroup >= 0 ? 0 : r.estimate.flops);
+    t.flops += r.flops();
     if (r.layer >= 0) {
       layers.insert(r.layer);
       inLayers += r.predictedUs;
     }
     // Its role's group; communication and ungrouped kernels are "other".
-    std::optional<model::RoleGroup> g;
-    if (r.spec)
-      g = r.spec->group();
-    else if (r.elementwise)
-      g = model::roleInfo(r.elementwise->role).group;
+    std::optional<model::RoleGroup> g = r.roleGroup();
     if (g && *g != model::RoleGroup::Communication)
       byGroup[size_t(*g)] += r.predictedUs;
     else
       other += r.predictedUs;
-    if (r.fusedGroup >= 0) {
-      if (r.fusedPrimary && r.fused.supported)
+    if (r.fused()) {
+      if (r.part == 0 && r.estimate.supported)
         t.lostFusedHeadDimUs +=
-            r.predictedUs * (1 - r.fused.headDimEfficiency);
+            r.predictedUs * (1 - r.estimate.attention.headDimEfficiency);
       continue;
     }
-    t.lostTileUs += r.estimate.lostTileUs;
-    t.lostKUs += r.estimate.lostKUs;
-    t.lostWaveUs += r.estimate.lostWaveUs;
-    t.lostAlignUs += r.estimate.lostAlignUs;
+    const GemmEstimate &e = r.estimate.gemm;
+    t.lostTileUs += e.lostTileUs;
+    t.lostKUs += e.lostKUs;
+    t.lostWaveUs += e.lostWaveUs;
+    t.lostAlignUs += e.lostAlignUs;
   }
   t.layers = layers.size();
   t.perLayerUs = t.layers ? inLayers / t.layers : 0;
@@ -314,18 +327,19 @@ Totals ShapeAnalysis::totals(const std::vector<GemmRecord> &records) const {
 // (Neighbourhood.h), re-predicted, and the candidate kept when the GEMMs it
 // sizes run faster per FLOP. No role is interpreted here.
 
-bool tshape::advise::sizedBy(const GemmRecord &r, Param p) {
-  if (!r.spec || !r.spec->env.has(p))
+bool tshape::advise::sizedBy(const KernelRecord &r, Param p) {
+  const model::GemmSpec *spec = r.spec();
+  if (!spec || !spec->env.has(p))
     return false;
-  const model::GemmSpec &g = *r.spec;
+  const model::GemmSpec &g = *spec;
   return g.batch.expr.mentions(p) || g.m.expr.mentions(p) ||
          g.n.expr.mentions(p) || g.k.expr.mentions(p);
 }
 
-bool tshape::advise::blames(const GemmRecord &r, Param p) {
+bool tshape::advise::blames(const KernelRecord &r, Param p) {
   if (!sizedBy(r, p))
     return false;
-  const model::GemmSpec &g = *r.spec;
+  const model::GemmSpec &g = *r.spec();
   return (r.faultBatch && g.batch.expr.mentions(p)) ||
          (r.faultM && g.m.expr.mentions(p)) ||
          (r.faultN && g.n.expr.mentions(p)) ||
@@ -333,16 +347,12 @@ bool tshape::advise::blames(const GemmRecord &r, Param p) {
 }
 
 bool ShapeAnalysis::evaluate(
-    const std::vector<std::pair<const GemmRecord *, int64_t>> &records,
+    const std::vector<std::pair<const KernelRecord *, int64_t>> &records,
     Param p, int64_t to, Change &out) {
   out = Change();
-  auto flopsOf = [](const GemmRecord &r) {
-    return r.fusedGroup >= 0 ? (r.fusedPrimary ? r.fused.flops : 0)
-                             : r.estimate.flops;
-  };
   for (auto [r, weight] : records) {
-    GemmRecord copy = *r;
-    model::GemmSpec &g = *copy.spec;
+    KernelRecord copy = *r;
+    model::GemmSpec &g = *copy.spec();
     g.env.set(p, to);
     if (model::checkBindings(g.env))
       return false;
@@ -358,15 +368,14 @@ bool ShapeAnalysis::evaluate(
       changed |= *v != *dim;
       *dim = size->value = *v;
     }
-    // The fused attention it carries changes with it.
-    if (copy.attention) {
-      std::vector<int64_t> before;
-      for (auto [name, d] : copy.attention->dims())
-        before.push_back(d->value);
-      copy.attention->rebind(g.env);
+    // The kernel it is a part of (a fused attention) changes with it.
+    if (copy.kernel && !copy.kernel->gemm()) {
+      std::vector<std::pair<const char *, model::Dim>> before =
+          copy.kernel->dims();
+      copy.kernel->rebind(g.env);
       size_t i = 0;
-      for (auto [name, d] : copy.attention->dims())
-        changed |= d->value != before[i++];
+      for (auto [name, d] : copy.kernel->dims())
+        changed |= d.value != before[i++].second.value;
     }
     // A GEMM whose sizes do not change costs the same either way.
     if (!changed)
@@ -374,9 +383,9 @@ bool ShapeAnalysis::evaluate(
     predict(copy);
     const double w = double(weight);
     out.baseUs += r->predictedUs * w;
-    out.baseFlops += flopsOf(*r) * w;
+    out.baseFlops += r->flops() * w;
     out.us += copy.predictedUs * w;
-    out.flops += flopsOf(copy) * w;
+    out.flops += copy.flops() * w;
   }
   return out.us > 0 && out.baseUs > 0 && out.flops > 0 && out.baseFlops > 0;
 }
@@ -384,21 +393,22 @@ bool ShapeAnalysis::evaluate(
 namespace {
 /// A key that is equal for GEMMs that predict the same at any value of a
 /// parameter: identical layers are evaluated once and counted.
-std::string shapeKey(const GemmRecord &r) {
+std::string shapeKey(const KernelRecord &r) {
   std::string k = r.name;
-  const model::GemmSpec &g = *r.spec;
+  const model::GemmSpec &g = *r.spec();
   for (const model::Dim *d : {&g.batch, &g.m, &g.n, &g.k})
     k += "|" + d->expr.str();
   for (size_t i = 0; i < model::kNumParams; ++i)
     k += "|" + std::to_string(g.env.get(Param(i)).value_or(-1));
   k += "|" + std::to_string(int(r.problem.dtype)) +
        std::to_string(r.problem.transA) + std::to_string(r.problem.transB) +
-       std::to_string(r.fusedGroup >= 0) + std::to_string(r.fusedPrimary);
-  if (r.attention)
-    for (auto [name, d] : model::Kernel(*r.attention).dims())
-      k += "|" + d.expr.str() + std::to_string(r.attention->causal);
-  if (r.attention && r.attention->backward)
-    k += "|backward";
+       std::to_string(r.fused()) + std::to_string(r.part);
+  // The kernel it is a part of, with what its sizes do not say.
+  if (r.kernel && !r.kernel->gemm()) {
+    for (auto [name, d] : r.kernel->dims())
+      k += "|" + d.expr.str();
+    k += "|" + r.kernel->name() + std::to_string(r.kernel->causal());
+  }
   return k;
 }
 
@@ -410,13 +420,13 @@ int64_t implicitHeadDim(const model::Bindings &env) {
 } // namespace
 
 std::optional<ShapeAnalysis::Change>
-ShapeAnalysis::price(const std::vector<GemmRecord> &records, Param p,
+ShapeAnalysis::price(const std::vector<KernelRecord> &records, Param p,
                      int64_t to) {
-  std::map<std::string, std::pair<const GemmRecord *, int64_t>> groups;
-  for (const GemmRecord &r : records)
+  std::map<std::string, std::pair<const KernelRecord *, int64_t>> groups;
+  for (const KernelRecord &r : records)
     if (sizedBy(r, p))
       ++groups.try_emplace(shapeKey(r), &r, 0).first->second.second;
-  std::vector<std::pair<const GemmRecord *, int64_t>> members;
+  std::vector<std::pair<const KernelRecord *, int64_t>> members;
   for (auto &[key, member] : groups)
     members.push_back(member);
   Change ch;
@@ -426,10 +436,10 @@ ShapeAnalysis::price(const std::vector<GemmRecord> &records, Param p,
 }
 
 std::vector<Finding>
-ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
+ShapeAnalysis::findings(const std::vector<KernelRecord> &records) {
   std::vector<Finding> out;
   double step = 0;
-  for (const GemmRecord &r : records)
+  for (const KernelRecord &r : records)
     step += r.predictedUs;
   // The parameters the table marks searchable, in vocabulary order.
   for (Param p : model::allParams()) {
@@ -438,18 +448,18 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
     // The values this parameter takes in the program (one, unless blocks
     // of different shapes were written by hand).
     std::set<int64_t> values;
-    for (const GemmRecord &r : records)
+    for (const KernelRecord &r : records)
       if (sizedBy(r, p))
-        values.insert(*r.spec->env.get(p));
+        values.insert(*r.spec()->env.get(p));
     for (int64_t value : values) {
-      auto hasValue = [&](const GemmRecord &r) {
-        return sizedBy(r, p) && r.spec->env.get(p) == value;
+      auto hasValue = [&](const KernelRecord &r) {
+        return sizedBy(r, p) && r.spec()->env.get(p) == value;
       };
       int64_t flagged = 0;
       std::string firstCause;
-      std::map<std::string, std::pair<const GemmRecord *, int64_t>> groups;
-      const GemmRecord *any = nullptr;
-      for (const GemmRecord &r : records) {
+      std::map<std::string, std::pair<const KernelRecord *, int64_t>> groups;
+      const KernelRecord *any = nullptr;
+      for (const KernelRecord &r : records) {
         if (!hasValue(r))
           continue;
         any = &r;
@@ -463,21 +473,21 @@ ShapeAnalysis::findings(const std::vector<GemmRecord> &records) {
       }
       if (!flagged)
         continue;
-      std::vector<std::pair<const GemmRecord *, int64_t>> members;
+      std::vector<std::pair<const KernelRecord *, int64_t>> members;
       for (auto &[key, member] : groups)
         members.push_back(member);
       const int64_t eb = model::dtypeBytes(any->problem.dtype);
       NeighbourhoodContext ctx;
       ctx.bestAlign = std::max<int64_t>(1, target.bestAlignBytes / eb);
       ctx.minAlign = std::max<int64_t>(1, target.minAlignBytes / eb);
-      ctx.env = any->spec->env;
+      ctx.env = any->spec()->env;
       // The bindings of a GEMM that knows the most parameters (the logits
       // know no heads), for the head dim that follows hidden or heads.
-      const GemmRecord *richest = any;
+      const KernelRecord *richest = any;
       for (auto &[key, member] : groups)
-        if (member.first->spec->env.has(Param::Heads))
+        if (member.first->spec()->env.has(Param::Heads))
           richest = member.first;
-      const model::Bindings &env = richest->spec->env;
+      const model::Bindings &env = richest->spec()->env;
       const int64_t headDimBefore = implicitHeadDim(env);
       Neighbourhood cands = neighbourhood(p, value, ctx);
       struct Cand {

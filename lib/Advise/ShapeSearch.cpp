@@ -25,54 +25,6 @@ using model::ModelConfig;
 using model::Param;
 using model::setParam;
 
-std::vector<GemmRecord>
-tshape::advise::recordsOf(const ModelConfig &c,
-                          const std::vector<model::Kernel> &kernels,
-                          const model::RunShape *run) {
-  std::vector<GemmRecord> records;
-  auto add = [&](const model::GemmSpec &g) -> GemmRecord & {
-    GemmRecord &r = records.emplace_back();
-    r.name = g.name();
-    r.layer = g.layer;
-    r.location = c.name;
-    r.problem = gemmProblem(g, c.dtype);
-    r.spec = g;
-    if (run)
-      r.run = *run;
-    return r;
-  };
-  for (const model::Kernel &k : kernels) {
-    if (const model::GemmSpec *g = k.gemm()) {
-      add(*g);
-    } else if (const model::AttentionSpec *a = k.attention()) {
-      bool primary = true;
-      for (const model::GemmSpec &g : a->passGemms()) {
-        GemmRecord &r = add(g);
-        r.fusedGroup = a->layer;
-        r.fusedPrimary = primary;
-        if (primary)
-          r.attention = *a;
-        primary = false;
-      }
-    } else if (const model::ElementwiseSpec *w = k.elementwise()) {
-      GemmRecord &r = records.emplace_back();
-      r.name = model::roleInfo(w->role).name;
-      r.layer = w->layer;
-      r.location = c.name;
-      r.problem.dtype = c.dtype;
-      r.elementwise = *w;
-      if (run)
-        r.run = *run;
-    }
-  }
-  return records;
-}
-
-std::vector<GemmRecord>
-tshape::advise::recordsFor(const ModelConfig &c, const model::RunShape &run) {
-  return recordsOf(c, model::modelKernels(c, run), &run);
-}
-
 std::set<std::string> tshape::advise::defaultVary(const ModelConfig &c) {
   std::set<std::string> v = SearchOptions().vary;
   if (getParam(c, Param::Experts) > 0)
@@ -110,10 +62,10 @@ bool tshape::advise::validateSearchOptions(const SearchOptions &o,
 
 StepPrediction ShapeSearch::predict(const ModelConfig &c,
                                     const model::RunShape &run) {
-  auto sum = [&](std::vector<GemmRecord> records) {
+  auto sum = [&](std::vector<KernelRecord> records) {
     analysis.analyze(records);
     double us = 0;
-    for (const GemmRecord &r : records)
+    for (const KernelRecord &r : records)
       us += r.predictedUs;
     return us;
   };

@@ -78,11 +78,19 @@ struct TShapeGemmAnalysisPass
     if (!tgt)
       return signalPassFailure();
 
-    // Collect.
-    std::vector<GemmRecord> collected;
+    // Collect: each op read back into the kernel the lowering carried
+    // (its provenance attributes), so that the records are those the model
+    // path builds (KernelRecord.h). A fused attention's GEMMs are the parts
+    // of the kernel its score GEMM carries, in program order; a group whose
+    // score GEMM carries none is priced as separate GEMMs, and says so.
+    std::vector<KernelRecord> collected;
     std::vector<Operation *> ops;
     int64_t skipped = 0;
-    std::map<int64_t, bool> fusedSeen;
+    struct FusedKernel {
+      std::optional<model::Kernel> kernel;
+      int parts = 0;
+    };
+    std::map<int64_t, FusedKernel> fusedKernels;
     const GemmCollection &collection = getAnalysis<GemmCollection>();
     for (const SkippedGemm &sk : collection.skipped()) {
       ++skipped;
@@ -99,18 +107,35 @@ struct TShapeGemmAnalysisPass
                            << g.elementType << " has no GEMM model";
         continue;
       }
-      auto dtype = g.dtype;
-      GemmRecord r;
+      KernelRecord r;
+      if (shape->spec)
+        r = KernelRecord::bare(*shape->spec);
+      if (auto f =
+              op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
+        FusedKernel &fk = fusedKernels[f.getInt()];
+        // The score GEMM that carries a kernel starts one (a layer may
+        // hold two: MLA's chunk over its own keys and over the context).
+        if (std::optional<model::AttentionSpec> a =
+                getAttentionProvenance(op)) {
+          fk.kernel = model::Kernel(*a);
+          fk.parts = 0;
+        }
+        if (fk.kernel && shape->spec) {
+          r = KernelRecord::bare(*fk.kernel, *shape->spec, fk.parts);
+        } else if (!fk.parts) {
+          r.kernelMissing = true;
+        }
+        ++fk.parts;
+      }
       r.name = shape->role;
       r.layer = shape->layer;
-      r.spec = shape->spec;
       r.location = locString(op->getLoc());
-      r.problem = {shape->batch, shape->m, shape->n, shape->k, *dtype,
+      r.problem = {shape->batch, shape->m, shape->n, shape->k, *g.dtype,
                    shape->transA, shape->transB};
       // A GEMM the model sized is priced under the run its function was
       // lowered for (the string tshape.run the lowering keeps): at the
       // run's precision, as on the tshape IR (ShapeAnalysis::predict).
-      if (r.spec) {
+      if (shape->spec) {
         r.run = getRunShape(op);
         if (r.run && r.run->precision && !tgt->supports(*r.run->precision)) {
           op->emitError() << passPrefix(*this) << "precision "
@@ -128,48 +153,38 @@ struct TShapeGemmAnalysisPass
         r.libraryTileM = m->tileM;
         r.libraryTileN = m->tileN;
       }
-      if (auto f =
-              op->getAttrOfType<IntegerAttr>(TShapeDialect::kFusedAttrName)) {
-        r.fusedGroup = f.getInt();
-        // The score GEMM that carries a kernel starts one (a layer may
-        // hold two: MLA's chunk over its own keys and over the context).
-        r.fusedPrimary = op->hasAttr(TShapeDialect::kAttentionAttrName) ||
-                         !fusedSeen[f.getInt()];
-        // The kernel itself, as the lowering carried it from the block.
-        if (r.fusedPrimary)
-          r.attention = getAttentionProvenance(op);
-        fusedSeen[f.getInt()] = true;
-      }
       collected.push_back(std::move(r));
       ops.push_back(op);
     }
     // The elementwise kernels the lowering carried from the block's list
     // (MLA's merge on its last linalg.add), priced as predictKernel prices
     // them, so this analysis and the inference report agree.
+    // Then the kernels no op computes (tshape.kernels on the op a block's
+    // lowering ends with: its collectives), read back as they were stated.
     module.walk([&](Operation *op) {
-      std::optional<model::ElementwiseSpec> w = getElementwiseProvenance(op);
+      std::vector<model::Kernel> kernels = getKernelsProvenance(op);
+      if (std::optional<model::ElementwiseSpec> w =
+              getElementwiseProvenance(op))
+        kernels.insert(kernels.begin(), model::Kernel(*w));
       std::optional<model::DType> dtype =
-          w && op->getNumResults() == 1
+          !kernels.empty() && op->getNumResults() == 1
               ? gemmDType(op, getElementTypeOrSelf(op->getResult(0)))
               : std::nullopt;
       if (!dtype)
         return;
-      GemmRecord r;
-      r.name = model::roleInfo(w->role).name;
-      r.layer = w->layer;
-      r.location = locString(op->getLoc());
-      r.problem.dtype = *dtype;
-      r.elementwise = *w;
-      r.run = getRunShape(op);
-      collected.push_back(std::move(r));
-      ops.push_back(op);
+      std::optional<model::RunShape> run = getRunShape(op);
+      for (const model::Kernel &k : kernels) {
+        collected.push_back(KernelRecord::of(k, *dtype, locString(op->getLoc()),
+                                             run ? &*run : nullptr));
+        ops.push_back(op);
+      }
     });
 
     // The report model, computed once: attributes, diagnostics and the
     // report file all render it.
     report::AnalysisReport rep =
         report::analyze(*tgt, threshold, std::move(collected), skipped);
-    const std::vector<GemmRecord> &records = rep.records;
+    const std::vector<KernelRecord> &records = rep.records;
     const std::vector<Finding> &findings = rep.findings;
 
     // Attributes, diagnostics (one per location, role and shape).
@@ -178,12 +193,12 @@ struct TShapeGemmAnalysisPass
         groups;
     std::vector<decltype(groups)::key_type> order;
     for (size_t i = 0; i < records.size(); ++i) {
-      const GemmRecord &r = records[i];
-      const GemmEstimate &e = r.estimate;
+      const KernelRecord &r = records[i];
+      const GemmEstimate &e = r.estimate.gemm;
       GemmPrediction d;
-      d.bound = r.fusedGroup >= 0 && r.fused.supported
+      d.bound = r.fused() && r.estimate.attention.supported
                     ? "fused"
-                    : (e.memoryBound ? "memory" : "compute");
+                    : (r.estimate.memoryBound ? "memory" : "compute");
       d.predictedUs = r.predictedUs;
       d.loss = r.lossFraction;
       d.flagged = r.flagged;
@@ -195,7 +210,7 @@ struct TShapeGemmAnalysisPass
       d.kEfficiency = e.kEfficiency;
       d.waveEfficiency = e.waveEfficiency;
       d.alignFactor = e.alignFactor;
-      if (!r.elementwise)
+      if (r.gemmPriced() || r.fused())
         setGemmPrediction(ops[i], d);
       // One diagnostic per role and shape: identical layers are merged.
       auto key = std::make_tuple(r.name, r.problem.batch, r.problem.m,
@@ -207,19 +222,19 @@ struct TShapeGemmAnalysisPass
     }
     numAnalyzed += records.size();
     numSkipped += skipped;
-    for (const GemmRecord &r : records)
+    for (const KernelRecord &r : records)
       numFlagged += r.flagged;
 
     if (remarks != AnalysisRemarks::None)
       for (auto &key : order) {
         auto &[index, layers] = groups[key];
-        const GemmRecord &r = records[index];
+        const KernelRecord &r = records[index];
         if (!r.flagged && remarks != AnalysisRemarks::All)
           continue;
         std::string msg;
         llvm::raw_string_ostream os(msg);
         os << r.name;
-        const char *kind = r.elementwise ? " kernel" : " GEMM";
+        const char *kind = r.gemmPriced() || r.fused() ? " GEMM" : " kernel";
         if (layers.size() == 1 && layers[0] >= 0)
           os << kind << " of layer " << layers[0];
         else if (layers.front() >= 0 && layers.front() == layers.back())
@@ -237,7 +252,7 @@ struct TShapeGemmAnalysisPass
            << r.problem.n << "x" << r.problem.k << ", "
            << model::dtypeName(r.problem.dtype) << ") on " << tgt->name
            << ": ";
-        if (r.fusedGroup < 0 && !r.estimate.supported) {
+        if (!r.fused() && !r.estimate.supported) {
           os << r.causes.front() << "; not predicted";
           ops[index]->emitRemark(os.str());
           continue;
@@ -249,7 +264,7 @@ struct TShapeGemmAnalysisPass
         // The fix, from the findings on a parameter that sizes this GEMM.
         for (const Finding &f : findings)
           if (sizedBy(r, f.parameter) &&
-              r.spec->env.get(f.parameter) == f.value) {
+              r.spec()->env.get(f.parameter) == f.value) {
             os << "; " << paramName(f.parameter) << " " << f.value << " -> "
                << f.suggested;
             if (!f.effect.empty())

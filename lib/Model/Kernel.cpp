@@ -226,6 +226,162 @@ std::array<int64_t, 4> Kernel::columns() const {
   return {c.ranks.value, 0, c.bytes.value, 0};
 }
 
+std::optional<KernelKind>
+tshape::model::parseKernelKind(std::string_view name) {
+  for (KernelKind k : {KernelKind::Gemm, KernelKind::Attention,
+                       KernelKind::Collective, KernelKind::Elementwise,
+                       KernelKind::Scan, KernelKind::TopK})
+    if (name == kernelKindName(k))
+      return k;
+  return std::nullopt;
+}
+
+bool Kernel::hasOp() const {
+  return gemm() || attention() || elementwise();
+}
+
+KernelFields Kernel::fields() const {
+  KernelFields f;
+  f.kind = kind();
+  f.role = role();
+  f.layer = layer();
+  f.env = env();
+  for (auto [name, d] : dims())
+    f.sizes.push_back({name, d.expr});
+  if (const CollectiveSpec *c = collective()) {
+    f.words = {{"op", collectiveName(c->op)}, {"tier", tierName(c->tier)}};
+    f.flags = {{"backward", c->backward}};
+  } else if (const ScanSpec *s = scan()) {
+    f.flags = {{"backward", s->backward}};
+  } else if (const TopKSpec *t = topK()) {
+    f.flags = {{"causal", t->causal}};
+  }
+  return f;
+}
+
+std::optional<Kernel> Kernel::fromFields(const KernelFields &f,
+                                         std::string &error) {
+  bool overflow = false;
+  auto size = [&](const char *name, Dim &d) {
+    for (const auto &[n, e] : f.sizes)
+      if (n == name) {
+        std::optional<int64_t> v = e.eval(f.env, &overflow);
+        if (!v) {
+          error = std::string("size '") + name + "' (" + e.str() +
+                  ") has no value over its params";
+          return false;
+        }
+        d.expr = e;
+        d.value = *v;
+        return true;
+      }
+    error = std::string("lacks the size '") + name + "'";
+    return false;
+  };
+  auto word = [&](const char *name) -> std::optional<std::string> {
+    for (const auto &[n, w] : f.words)
+      if (n == name)
+        return w;
+    error = std::string("lacks the word '") + name + "'";
+    return std::nullopt;
+  };
+  auto flag = [&](const char *name, bool &out) {
+    for (const auto &[n, v] : f.flags)
+      if (n == name) {
+        out = v;
+        return true;
+      }
+    error = std::string("lacks the flag '") + name + "'";
+    return false;
+  };
+  // Each kind's sizes by name, after its role, layer and bindings.
+  auto read = [&](auto &spec,
+                  std::initializer_list<std::pair<const char *, Dim *>> ds) {
+    spec.role = f.role;
+    spec.layer = f.layer;
+    spec.env = f.env;
+    for (auto [name, d] : ds)
+      if (!size(name, *d))
+        return false;
+    return true;
+  };
+  switch (f.kind) {
+  case KernelKind::Collective: {
+    CollectiveSpec c;
+    std::optional<std::string> op = word("op");
+    std::optional<std::string> tier = op ? word("tier") : std::nullopt;
+    if (!tier || !read(c, {{"bytes", &c.bytes}, {"ranks", &c.ranks}}) ||
+        !flag("backward", c.backward))
+      return std::nullopt;
+    std::optional<CollectiveOp> o = parseCollective(*op);
+    if (!o) {
+      error = "unknown collective '" + *op + "'";
+      return std::nullopt;
+    }
+    c.op = *o;
+    if (*tier != tierName(Tier::Node) && *tier != tierName(Tier::Network)) {
+      error = "unknown tier '" + *tier + "'";
+      return std::nullopt;
+    }
+    c.tier = *tier == tierName(Tier::Node) ? Tier::Node : Tier::Network;
+    c.overflow = overflow;
+    return Kernel(c);
+  }
+  case KernelKind::Scan: {
+    ScanSpec s;
+    if (!read(s, {{"batch", &s.batch},
+                  {"heads", &s.heads},
+                  {"length", &s.length},
+                  {"chunk", &s.chunk},
+                  {"key_dim", &s.keyDim},
+                  {"value_dim", &s.valueDim}}) ||
+        !flag("backward", s.backward))
+      return std::nullopt;
+    s.overflow = overflow;
+    return Kernel(s);
+  }
+  case KernelKind::TopK: {
+    TopKSpec t;
+    if (!read(t, {{"batch", &t.batch},
+                  {"rows", &t.rows},
+                  {"length", &t.length},
+                  {"k", &t.k}}) ||
+        !flag("causal", t.causal))
+      return std::nullopt;
+    t.overflow = overflow;
+    return Kernel(t);
+  }
+  default:
+    error = std::string("a ") + kernelKindName(f.kind) +
+            " kernel is carried by its own op, not by tshape.kernels";
+    return std::nullopt;
+  }
+}
+
+bool Kernel::causal() const {
+  if (const AttentionSpec *a = attention())
+    return a->causal;
+  if (const TopKSpec *t = topK())
+    return t->causal;
+  return false;
+}
+
+void Kernel::rebind(const Bindings &newEnv) {
+  if (AttentionSpec *a = attention()) {
+    a->rebind(newEnv);
+  } else if (GemmSpec *g = gemm()) {
+    g->env = newEnv;
+    for (Dim *d : {&g->batch, &g->m, &g->n, &g->k})
+      d->value = d->expr.eval(newEnv).value_or(0);
+  }
+}
+
+std::vector<GemmSpec> Kernel::parts() const {
+  if (const AttentionSpec *a = attention())
+    return a->passGemms();
+  return {};
+}
+
 std::optional<int64_t> Kernel::flops() const {
   if (const GemmSpec *g = gemm())
     return g->flops();

@@ -43,11 +43,6 @@ std::string num(const char *f, double v) {
   return buf;
 }
 
-double flopsOf(const advise::GemmRecord &r) {
-  return r.fusedGroup >= 0 ? (r.fusedPrimary ? r.fused.flops : 0)
-                           : r.estimate.flops;
-}
-
 void findings(llvm::raw_ostream &os, const AdviseReport &r) {
   os << "<h2 id=\"findings\">Findings</h2>\n";
   const std::vector<advise::Finding> &fs = r.analysis.findings;
@@ -227,14 +222,14 @@ void gemmTable(llvm::raw_ostream &os, const AdviseReport &r) {
        << "</td><td class=\"n\">" << count << "</td><td>" << g->problem.batch
        << " x " << g->problem.m << " x " << g->problem.n << " x "
        << g->problem.k << "</td><td>"
-       << (g->fusedGroup >= 0 ? std::string("fused")
-                              : std::to_string(g->estimate.tile.m) + "x" +
-                                    std::to_string(g->estimate.tile.n))
-       << "</td><td class=\"n\">" << g->estimate.waves
+       << (g->fused() ? std::string("fused")
+                      : std::to_string(g->estimate.gemm.tile.m) + "x" +
+                            std::to_string(g->estimate.gemm.tile.n))
+       << "</td><td class=\"n\">" << g->estimate.gemm.waves
        << "</td><td class=\"n\">" << num("%.1f", g->predictedUs)
        << "</td><td class=\"n\">"
        << num("%.0f", g->predictedUs > 0
-                          ? flopsOf(*g) / (g->predictedUs * 1e6)
+                          ? g->flops() / (g->predictedUs * 1e6)
                           : 0.0)
        << "</td><td class=\"n\">" << num("%.0f%%", 100 * g->lossFraction)
        << "</td><td>" << escape(causes) << "</td></tr>\n";

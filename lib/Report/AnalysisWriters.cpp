@@ -18,15 +18,25 @@ using namespace tshape::advise;
 using namespace tshape::report;
 
 namespace {
-const char *bound(const GemmRecord &r) {
-  if (r.fusedGroup >= 0)
-    return r.fused.supported ? "fused" : (r.estimate.memoryBound ? "memory"
-                                                                  : "compute");
+const char *bound(const KernelRecord &r) {
+  if (r.fused() && r.estimate.attention.supported)
+    return "fused";
+  if (r.estimate.communication)
+    return "communication";
   return r.estimate.memoryBound ? "memory" : "compute";
 }
 
-bool aligned(const GemmRecord &r) {
-  const GemmEstimate &e = r.estimate;
+/// Its FLOPs as the report's column states them: a GEMM's 2 x batch x M x
+/// N x K, another kind's useful FLOPs.
+double columnFlops(const KernelRecord &r) {
+  if (r.kernel && !r.spec())
+    return r.estimate.flops;
+  return 2.0 * r.problem.batch * double(r.problem.m) * double(r.problem.n) *
+         double(r.problem.k);
+}
+
+bool aligned(const KernelRecord &r) {
+  const GemmEstimate &e = r.estimate.gemm;
   return e.lda.meetsMin && e.ldb.meetsMin && e.ldc.meetsMin &&
          e.m.meetsMin && e.n.meetsMin && e.k.meetsMin;
 }
@@ -57,7 +67,7 @@ void attr(llvm::json::OStream &j, llvm::StringRef key, Num n) {
 
 void tshape::report::writeJson(llvm::raw_ostream &os,
                                const AnalysisReport &rep) {
-  const std::vector<GemmRecord> &records = rep.records;
+  const std::vector<KernelRecord> &records = rep.records;
   const Totals &t = rep.totals;
   const std::vector<Finding> &findings = rep.findings;
   const int64_t skipped = rep.skipped;
@@ -81,29 +91,32 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
     });
     j.attribute("threshold", threshold);
     j.attributeArray("gemms", [&] {
-      for (const GemmRecord &r : records) {
-        const GemmEstimate &e = r.estimate;
+      for (const KernelRecord &r : records) {
+        const GemmEstimate &e = r.estimate.gemm;
+        const model::GemmSpec *spec = r.spec();
         j.object([&] {
           j.attribute("name", r.name);
           j.attribute("layer", r.layer);
           j.attribute("location", r.location);
-          j.attribute("group", r.spec ? model::roleGroupName(r.spec->group())
-                                      : "other");
-          if (r.spec) {
+          j.attribute("group", r.group());
+          if (spec) {
             // Where the sizes came from: the expressions and the values of
             // the parameters they use (Model/Gemm.h).
             j.attributeObject("sizes", [&] {
-              j.attribute("batch", r.spec->batch.expr.str());
-              j.attribute("m", r.spec->m.expr.str());
-              j.attribute("n", r.spec->n.expr.str());
-              j.attribute("k", r.spec->k.expr.str());
+              j.attribute("batch", spec->batch.expr.str());
+              j.attribute("m", spec->m.expr.str());
+              j.attribute("n", spec->n.expr.str());
+              j.attribute("k", spec->k.expr.str());
             });
             j.attributeObject("params", [&] {
               for (size_t i = 0; i < model::kNumParams; ++i)
-                if (auto v = r.spec->env.get(model::Param(i)))
+                if (auto v = spec->env.get(model::Param(i)))
                   j.attribute(model::paramName(model::Param(i)), *v);
             });
           }
+          j.attribute("kind", r.kernel ? model::kernelKindName(
+                                              r.kernel->kind())
+                                        : "gemm");
           j.attribute("batch", r.problem.batch);
           j.attribute("m", r.problem.m);
           j.attribute("n", r.problem.n);
@@ -111,8 +124,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
           j.attribute("dtype", model::dtypeName(r.problem.dtype));
           j.attribute("trans_a", r.problem.transA);
           j.attribute("trans_b", r.problem.transB);
-          j.attribute("flops", 2.0 * r.problem.batch * double(r.problem.m) *
-                                   double(r.problem.n) * double(r.problem.k));
+          j.attribute("flops", columnFlops(r));
           j.attribute("aligned", aligned(r));
           j.attributeArray("tile", [&] {
             j.value(e.tile.m);
@@ -128,8 +140,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
           attr(j, "predicted_us", round3(r.predictedUs));
           attr(j, "tflops",
                round3(r.predictedUs > 0
-                          ? (r.fusedGroup >= 0 ? r.fused.flops : e.flops) /
-                                (r.predictedUs * 1e6)
+                          ? r.flops() / (r.predictedUs * 1e6)
                           : 0.0));
           attr(j, "loss", round3(r.lossFraction));
           if (r.measuredUs > 0) {
@@ -192,7 +203,7 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
 
 void tshape::report::writeMarkdown(llvm::raw_ostream &os,
                                    const AnalysisReport &rep) {
-  const std::vector<GemmRecord> &records = rep.records;
+  const std::vector<KernelRecord> &records = rep.records;
   const Totals &t = rep.totals;
   const std::vector<Finding> &findings = rep.findings;
   const int64_t skipped = rep.skipped;
@@ -201,7 +212,7 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   os << "# tshape GEMM analysis: " << target.description << "\n\n"
      << "Cost-model constants: " << target.constantsSource << ".\n\n";
   int64_t flagged = 0;
-  for (const GemmRecord &r : records)
+  for (const KernelRecord &r : records)
     flagged += r.flagged;
   os << llvm::format("Predicted step: %.1f us for %zu GEMMs (%.0f TFLOP/s); "
                      "%lld flagged above %.0f%% loss",
@@ -251,11 +262,11 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
      << "| --- | ---: | --- | --- | ---: | --- | --- | ---: | ---: | ---: | "
         "--- |\n";
   for (auto [r, count] : mergedGemms(records)) {
-    const GemmEstimate &e = r->estimate;
+    const GemmEstimate &e = r->estimate.gemm;
     std::string causes;
     for (const std::string &c : r->causes)
       causes += (causes.empty() ? "" : "; ") + c;
-    double flops = r->fusedGroup >= 0 ? r->fused.flops : e.flops;
+    const double flops = r->flops();
     os << "| " << (r->flagged ? "**" + r->name + "**" : r->name) << " | "
        << count << " | " << r->problem.batch << " x " << r->problem.m
        << " x " << r->problem.n << " x " << r->problem.k << " | "

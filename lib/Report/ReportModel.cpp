@@ -9,7 +9,7 @@ using namespace tshape::report;
 
 AnalysisReport tshape::report::analyze(const target::GpuTarget &target,
                                        double threshold,
-                                       std::vector<advise::GemmRecord> records,
+                                       std::vector<advise::KernelRecord> records,
                                        int64_t skipped) {
   AnalysisReport r;
   r.target = target;
@@ -24,11 +24,11 @@ AnalysisReport tshape::report::analyze(const target::GpuTarget &target,
   return r;
 }
 
-std::vector<std::pair<const advise::GemmRecord *, int64_t>>
-tshape::report::mergedGemms(const std::vector<advise::GemmRecord> &records) {
-  std::vector<std::pair<const advise::GemmRecord *, int64_t>> out;
+std::vector<std::pair<const advise::KernelRecord *, int64_t>>
+tshape::report::mergedGemms(const std::vector<advise::KernelRecord> &records) {
+  std::vector<std::pair<const advise::KernelRecord *, int64_t>> out;
   std::map<std::string, size_t> index;
-  for (const advise::GemmRecord &r : records) {
+  for (const advise::KernelRecord &r : records) {
     std::string key = r.name + "/" + std::to_string(r.problem.batch) + "x" +
                       std::to_string(r.problem.m) + "x" +
                       std::to_string(r.problem.n) + "x" +

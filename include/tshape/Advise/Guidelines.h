@@ -48,7 +48,7 @@ inline constexpr int64_t kGuidelineReach = 4096;
 /// the records' predicted step on `analysis.gpu()`; a failed rule costing
 /// less than `analysis.flagThreshold()` says so.
 std::vector<Guideline> checkGuidelines(ShapeAnalysis &analysis,
-                                       const std::vector<GemmRecord> &records);
+                                       const std::vector<KernelRecord> &records);
 
 /// A share as the checklist writes it: "2.1%", "0.0041%" (two significant
 /// digits under 1%).
@@ -72,7 +72,7 @@ struct Sweep {
   std::vector<SweepPoint> points; ///< ascending; holds `value`
 };
 Sweep sweepParameter(ShapeAnalysis &analysis,
-                     const std::vector<GemmRecord> &records, Param p,
+                     const std::vector<KernelRecord> &records, Param p,
                      int64_t value, int64_t suggested);
 
 } // namespace tshape::advise

@@ -11,6 +11,7 @@
 #ifndef TSHAPE_ADVISE_SHAPEREPORT_H
 #define TSHAPE_ADVISE_SHAPEREPORT_H
 
+#include "tshape/Advise/KernelRecord.h"
 #include "tshape/Cost/GemmModel.h"
 #include "tshape/Model/Kernel.h"
 #include "tshape/Model/RunShape.h"
@@ -28,53 +29,6 @@ using namespace tshape::cost;
 
 using model::Param;
 using model::paramName;
-
-/// One GEMM of the program.
-struct GemmRecord {
-  std::string name;     ///< the model's GEMM name, or the op name
-  /// The model's description of this GEMM: role, pass and each size as an
-  /// expression over named parameters with their values. Absent for GEMMs
-  /// the model did not define (foreign IR); those get no finding.
-  std::optional<model::GemmSpec> spec;
-  int64_t layer = -1;   ///< -1: not in a layer (logits, foreign IR)
-  std::string location; ///< file:line:col, for the report
-  /// The GEMM as the cost model runs it. With a `spec` and a `run`, the
-  /// analysis poses it through gemmProblem (under the run's precision a
-  /// weight GEMM is an FP8 linear layer; a grouped expert GEMM runs its
-  /// active experts), from `problem`'s element type and the spec's sizes.
-  GemmProblem problem;
-  /// The run the GEMM belongs to (the tshape IR's #tshape.run, the lowered
-  /// function's string form); absent for foreign IR, which is priced as
-  /// its element types say.
-  std::optional<model::RunShape> run;
-  /// Fused attention: scores and values of one layer form one kernel; the
-  /// estimate goes to the scores GEMM, which carries the kernel as the
-  /// block model stated it (`attention`), and the values GEMM costs
-  /// nothing.
-  int64_t fusedGroup = -1;
-  bool fusedPrimary = false;
-  std::optional<model::AttentionSpec> attention;
-  /// A memory-bound elementwise kernel of the block's list (MLA's merge),
-  /// not a GEMM: priced by predictKernel (its bytes at the bandwidth plus
-  /// a launch each), `problem` holding launches x rows x width x 0 as the
-  /// inference report's table does; no cause, finding or flag.
-  std::optional<model::ElementwiseSpec> elementwise;
-  GemmEstimate estimate;
-  FusedAttentionEstimate fused;
-  double predictedUs = 0; ///< the time this GEMM contributes
-  double measuredUs = -1; ///< from tshape-run-gemms, when it ran before
-  /// What the library chose (cuBLASLt's wavesCount, tile id and that tile as
-  /// M x N), when measured; compare with estimate.waves and estimate.tile.
-  double libraryWaves = 0;
-  int64_t libraryTileId = -1;
-  int64_t libraryTileM = 0, libraryTileN = 0;
-  double lossFraction = 0; ///< 1 - useful / issued tensor-core work
-  bool flagged = false;
-  std::vector<std::string> causes; ///< human-readable, with numbers
-  /// The dimensions a cause blames (alignment, K steps, tile fill, fused
-  /// head-dim padding): batch, M, N, K. Findings read these, never the text.
-  bool faultBatch = false, faultM = false, faultN = false, faultK = false;
-};
 
 struct Finding {
   Param parameter = Param::Hidden;
@@ -110,9 +64,9 @@ struct Totals {
 };
 
 /// Whether the model's expressions for `r` mention `p` (and bind it).
-bool sizedBy(const GemmRecord &r, Param p);
+bool sizedBy(const KernelRecord &r, Param p);
 /// Whether a dimension a cause of `r` blames mentions `p`.
-bool blames(const GemmRecord &r, Param p);
+bool blames(const KernelRecord &r, Param p);
 
 class ShapeAnalysis {
 public:
@@ -121,10 +75,10 @@ public:
 
   /// Predicts every record (cached by shape: the cost of one GEMM does not
   /// depend on how many there are), fills flags and causes.
-  void analyze(std::vector<GemmRecord> &records);
-  Totals totals(const std::vector<GemmRecord> &records) const;
+  void analyze(std::vector<KernelRecord> &records);
+  Totals totals(const std::vector<KernelRecord> &records) const;
   /// Ranked by time saved, largest first.
-  std::vector<Finding> findings(const std::vector<GemmRecord> &records);
+  std::vector<Finding> findings(const std::vector<KernelRecord> &records);
 
   /// FLOPs and time of the GEMMs whose sizes change, before and after.
   struct Change {
@@ -138,7 +92,7 @@ public:
   /// `p` = `to` (identical layers predicted once and counted); nullopt
   /// when a rule breaks (checkBindings) or no size changes. What the
   /// findings, the guidelines checklist and the sweeps price a value with.
-  std::optional<Change> price(const std::vector<GemmRecord> &records, Param p,
+  std::optional<Change> price(const std::vector<KernelRecord> &records, Param p,
                               int64_t to);
 
   double flagThreshold() const { return threshold; }
@@ -146,11 +100,11 @@ public:
 
 private:
   const GemmEstimate &estimate(const GemmProblem &p);
-  void predict(GemmRecord &r);
+  void predict(KernelRecord &r);
   /// FLOPs and time, before and with `p` bound to `to`, of the `records`
   /// (each counted `weight` times) whose sizes change; false when a size
   /// has no value (a rule breaks) or none changes.
-  bool evaluate(const std::vector<std::pair<const GemmRecord *, int64_t>> &
+  bool evaluate(const std::vector<std::pair<const KernelRecord *, int64_t>> &
                     records,
                 Param p, int64_t to, Change &out);
 

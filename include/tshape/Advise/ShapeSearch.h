@@ -124,18 +124,6 @@ bool parsePhaseMix(const std::vector<std::string> &entries,
                    std::vector<std::pair<model::Phase, double>> &mix,
                    std::string &error);
 
-/// One record per GEMM of `kernels` of `c`: a fused attention kernel
-/// becomes the records of its score GEMM (which carries the kernel and its
-/// cost) and its value GEMM (which costs nothing), as the lowering emits it.
-/// Each record is priced under `run` (its precision, its active experts:
-/// GemmRecord::run) when one is given.
-std::vector<GemmRecord> recordsOf(const model::ModelConfig &c,
-                                  const std::vector<model::Kernel> &kernels,
-                                  const model::RunShape *run = nullptr);
-/// The GEMM records of a whole run of `c` (every layer), for reports.
-std::vector<GemmRecord> recordsFor(const model::ModelConfig &c,
-                                   const model::RunShape &run);
-
 class ShapeSearch {
 public:
   ShapeSearch(const target::GpuTarget &target) : target(target) {}

@@ -217,6 +217,23 @@ struct TopKSpec {
   double bytes() const { return 4 * (scores() + selected()); }
 };
 
+/// A kernel as named fields, for a reader and writer that know no kind
+/// (lowered IR's `tshape.kernels`): its kind, role, layer and bindings, its
+/// sizes (dims(): each an expression over the bindings), its words (a
+/// collective's op and tier) and its flags (backward, causal).
+struct KernelFields {
+  KernelKind kind = KernelKind::Gemm;
+  Role role = Role::Collective;
+  int64_t layer = -1;
+  Bindings env;
+  std::vector<std::pair<std::string, DimExpr>> sizes;
+  std::vector<std::pair<std::string, std::string>> words;
+  std::vector<std::pair<std::string, bool>> flags;
+};
+
+/// The kind named `name` (kernelKindName), if any.
+std::optional<KernelKind> parseKernelKind(std::string_view name);
+
 /// One kernel: exactly one of the six.
 class Kernel {
 public:
@@ -261,6 +278,30 @@ public:
   /// collective's ranks and bytes (in N); a top-k's sequences, queries,
   /// keys and k.
   std::array<int64_t, 4> columns() const;
+  /// Whether it is causal: a causal attention or top-k selection.
+  bool causal() const;
+  /// The same kernel with the parameters of `env`: a GEMM's and an
+  /// attention's sizes evaluated again (AttentionSpec::rebind); the other
+  /// kinds, which no finding re-sizes, kept as they are.
+  void rebind(const Bindings &env);
+  /// Whether lowering to linalg emits an op that stands for it (a GEMM,
+  /// a fused attention's GEMMs, an elementwise kernel such as MLA's merge).
+  /// The others (a collective, a scan, a top-k) no single-rank op computes
+  /// yet: the lowering carries them as `tshape.kernels` on their block's
+  /// result (fields()), so the analysis of lowered IR reads them back.
+  bool hasOp() const;
+  /// Its fields (KernelFields), for a kind without an op (hasOp false).
+  KernelFields fields() const;
+  /// The kernel `f` describes, its sizes evaluated over `f.env`; nullopt
+  /// with `error` set when a size, word or flag is missing or malformed,
+  /// or when the kind has an op of its own (hasOp).
+  static std::optional<Kernel> fromFields(const KernelFields &f,
+                                          std::string &error);
+  /// The GEMMs lowered IR runs it as, when it runs as several: a fused
+  /// attention's (AttentionSpec::passGemms: its scores, then its values,
+  /// each a linalg op the analysis reads back as a part of this kernel);
+  /// empty for every kernel lowered as one op or not lowered.
+  std::vector<GemmSpec> parts() const;
   /// The model FLOPs it computes (a GEMM's, an attention's, a scan's; 0
   /// for the memory-bound and communication kinds); nullopt on overflow.
   std::optional<int64_t> flops() const;

@@ -24,7 +24,7 @@ namespace tshape::report {
 struct AnalysisReport {
   target::GpuTarget target;
   double threshold = 0.1;
-  std::vector<advise::GemmRecord> records;
+  std::vector<advise::KernelRecord> records;
   advise::Totals totals;
   std::vector<advise::Finding> findings;
   /// The paper's rules, each priced on the target (Guidelines.h).
@@ -35,12 +35,12 @@ struct AnalysisReport {
 /// The GEMMs of `records` with identical layers merged: each distinct
 /// (name, batch x M x N x K) once, in program order, with its count. The
 /// GEMM tables of the Markdown and HTML reports.
-std::vector<std::pair<const advise::GemmRecord *, int64_t>>
-mergedGemms(const std::vector<advise::GemmRecord> &records);
+std::vector<std::pair<const advise::KernelRecord *, int64_t>>
+mergedGemms(const std::vector<advise::KernelRecord> &records);
 
 /// Predicts `records` on `target` and fills the whole report.
 AnalysisReport analyze(const target::GpuTarget &target, double threshold,
-                       std::vector<advise::GemmRecord> records,
+                       std::vector<advise::KernelRecord> records,
                        int64_t skipped);
 
 /// tshape-optimize-shapes: per function, the changes and both sides.

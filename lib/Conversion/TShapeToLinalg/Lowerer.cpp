@@ -469,6 +469,28 @@ LogicalResult Lowerer::lowerBody(Block &body, ValueRange args,
 }
 
 
+Value Lowerer::carryKernels(Operation *sub, int64_t layer, Value result) {
+  std::optional<model::BlockKind> kind = blockKindOf(sub);
+  Operation *last = result ? result.getDefiningOp() : nullptr;
+  if (!kind || !last)
+    return result;
+  const model::ModelConfig c = config(cast<tshape::BlockOpInterface>(sub));
+  std::vector<model::Kernel> fwd =
+      model::forwardKernels(*kind, c, runShape, layer);
+  std::vector<model::Kernel> carried = getKernelsProvenance(last);
+  auto carry = [&](const std::vector<model::Kernel> &ks) {
+    for (const model::Kernel &k : ks)
+      if (!k.hasOp())
+        carried.push_back(k);
+  };
+  carry(fwd);
+  if (runShape.backward())
+    carry(model::backwardKernelsOf(*kind, c, runShape, layer, fwd));
+  if (!carried.empty())
+    setKernelsProvenance(last, carried);
+  return result;
+}
+
 FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
   b.setLoc(op->getLoc());
   // The lowering of `sub`'s block, with the part (branch or whole) its
@@ -490,13 +512,14 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
       return failure();
     Value in = stepInput(map.lookupOrDefault(op->getOperand(0)));
     if (!residual)
-      return lower->whole(*this, op, in);
+      return carryKernels(op, -1, lower->whole(*this, op, in));
     // A standalone sub-layer is a layer of its own: y = x + f(x).
     int64_t layer = nextLayer++;
     ++layerCount;
     Value x2 = to2D(in);
     Backward bwd;
-    Value y = add(x2, lower->branch(*this, op, x2, layer, bwd));
+    Value y =
+        add(x2, carryKernels(op, layer, lower->branch(*this, op, x2, layer, bwd)));
     tape.push_back([this, bwd](Value g) { return add(g, bwd(g)); });
     return to3D(y);
   }
@@ -515,7 +538,8 @@ FailureOr<Value> Lowerer::lowerOp(Operation *op, IRMapping &map) {
     SmallVector<Backward> bwds;
     auto branch = [&](size_t i, Value in) {
       Backward bwd;
-      Value f = lowerings[i]->branch(*this, subs[i], in, layer, bwd);
+      Value f = carryKernels(
+          subs[i], layer, lowerings[i]->branch(*this, subs[i], in, layer, bwd));
       bwds.push_back(bwd);
       return f;
     };

@@ -531,3 +531,41 @@ func.func @bad_elementwise_unbound() attributes {tshape.elementwise = {role = "m
 func.func @bad_elementwise_count() attributes {tshape.elementwise = {role = "mla_merge", layer = 0 : i64, rows = "seq", width = "v_head_dim", count = 0 : i64, tensors = 3 : i64, row_bytes = 8.0 : f64, params = {seq = 16 : i64, v_head_dim = 128 : i64}}} {
   return
 }
+
+// -----
+
+// tshape.kernels (the kernels no op of a block's lowering computes, on the
+// op it ends with): an array of dictionaries, each a kernel's fields.
+// expected-error @+1 {{'tshape.kernels' must be an array of kernel dictionaries}}
+func.func @kernels_not_array() attributes {tshape.kernels = {kind = "collective"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.kernels' entries must have a kind (a kernel kind's name), a role (a kernel role's name), an integer layer and the dictionaries params, sizes, words and flags}}
+func.func @kernels_bad_kind() attributes {tshape.kernels = [{kind = "reduce", role = "tp_leave", layer = 0 : i64, params = {tp = 2 : i64}, sizes = {bytes = "128", ranks = "tp"}, words = {op = "all_reduce", tier = "node"}, flags = {backward = false}}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.kernels' size 'ranks' (tp) has no value over its params}}
+func.func @kernels_unbound() attributes {tshape.kernels = [{kind = "collective", role = "tp_leave", layer = 0 : i64, params = {}, sizes = {bytes = "128", ranks = "tp"}, words = {op = "all_reduce", tier = "node"}, flags = {backward = false}}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tshape.kernels' unknown collective 'all_sum'}}
+func.func @kernels_bad_op() attributes {tshape.kernels = [{kind = "collective", role = "tp_leave", layer = 0 : i64, params = {tp = 2 : i64}, sizes = {bytes = "128", ranks = "tp"}, words = {op = "all_sum", tier = "node"}, flags = {backward = false}}]} {
+  return
+}
+
+// -----
+
+// A GEMM has an op of its own (tshape.sizes), never a tshape.kernels entry.
+// expected-error @+1 {{'tshape.kernels' a gemm kernel is carried by its own op, not by tshape.kernels}}
+func.func @kernels_gemm() attributes {tshape.kernels = [{kind = "gemm", role = "qkv", layer = 0 : i64, params = {}, sizes = {}, words = {}, flags = {}}]} {
+  return
+}

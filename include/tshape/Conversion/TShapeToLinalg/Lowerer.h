@@ -68,6 +68,11 @@ public:
                                        int64_t layer) const {
     return model::attentionKernel(c, runShape, layer);
   }
+  /// Stamps the kernels of block op `sub` at `layer` that no op of its
+  /// lowering computes (Kernel::hasOp false: its collectives; under a
+  /// backward run the backward's too) on the op that defines `result`
+  /// (tshape.kernels), and returns `result`.
+  Value carryKernels(mlir::Operation *sub, int64_t layer, Value result);
   /// The GEMM of `kernels` with role `r`, if there is one.
   static const model::GemmSpec *find(const std::vector<model::Kernel> &kernels,
                                      model::Role r);

@@ -406,6 +406,113 @@ tshape::getElementwiseProvenance(Operation *op) {
   return std::nullopt;
 }
 
+namespace {
+/// Reads one entry of tshape.kernels (setKernelsProvenance): {kind, role,
+/// layer, params, sizes: {name = expression}, words: {name = string},
+/// flags: {name = bool}}; nullopt with `error` set when malformed.
+std::optional<model::Kernel> parseKernelEntry(Attribute entry,
+                                              std::string &error) {
+  auto d = dyn_cast<DictionaryAttr>(entry);
+  if (!d) {
+    error = "entries must be dictionaries";
+    return std::nullopt;
+  }
+  model::KernelFields f;
+  auto kind = d.getAs<StringAttr>("kind");
+  std::optional<model::KernelKind> k =
+      kind ? model::parseKernelKind(kind.getValue()) : std::nullopt;
+  auto role = d.getAs<StringAttr>("role");
+  auto name = role ? model::parseGemmName(role.getValue().str())
+                   : std::nullopt;
+  auto layer = d.getAs<IntegerAttr>("layer");
+  auto params = d.getAs<DictionaryAttr>("params");
+  auto sizes = d.getAs<DictionaryAttr>("sizes");
+  auto words = d.getAs<DictionaryAttr>("words");
+  auto flags = d.getAs<DictionaryAttr>("flags");
+  if (!k || !name || name->second != model::GemmPass::Forward || !layer ||
+      !params || !sizes || !words || !flags) {
+    error = "entries must have a kind (a kernel kind's name), a role (a "
+            "kernel role's name), an integer layer and the dictionaries "
+            "params, sizes, words and flags";
+    return std::nullopt;
+  }
+  f.kind = *k;
+  f.role = name->first;
+  f.layer = layer.getInt();
+  if (!parseParams(params, f.env, error))
+    return std::nullopt;
+  for (NamedAttribute a : sizes) {
+    auto str = dyn_cast<StringAttr>(a.getValue());
+    std::string why;
+    auto expr =
+        str ? model::DimExpr::parse(str.getValue().str(), why) : std::nullopt;
+    if (!expr) {
+      error = "size '" + a.getName().getValue().str() +
+              "' must be a size expression" + (why.empty() ? "" : ": " + why);
+      return std::nullopt;
+    }
+    f.sizes.push_back({a.getName().getValue().str(), *expr});
+  }
+  for (NamedAttribute a : words) {
+    auto str = dyn_cast<StringAttr>(a.getValue());
+    if (!str) {
+      error = "word '" + a.getName().getValue().str() + "' must be a string";
+      return std::nullopt;
+    }
+    f.words.push_back({a.getName().getValue().str(), str.getValue().str()});
+  }
+  for (NamedAttribute a : flags) {
+    auto b = dyn_cast<BoolAttr>(a.getValue());
+    if (!b) {
+      error = "flag '" + a.getName().getValue().str() + "' must be a bool";
+      return std::nullopt;
+    }
+    f.flags.push_back({a.getName().getValue().str(), b.getValue()});
+  }
+  return model::Kernel::fromFields(f, error);
+}
+} // namespace
+
+void tshape::setKernelsProvenance(Operation *op,
+                                  llvm::ArrayRef<model::Kernel> kernels) {
+  Builder b(op->getContext());
+  SmallVector<Attribute> entries;
+  for (const model::Kernel &k : kernels) {
+    const model::KernelFields f = k.fields();
+    SmallVector<NamedAttribute> sizes, words, flags;
+    for (const auto &[n, e] : f.sizes)
+      sizes.push_back(b.getNamedAttr(n, b.getStringAttr(e.str())));
+    for (const auto &[n, w] : f.words)
+      words.push_back(b.getNamedAttr(n, b.getStringAttr(w)));
+    for (const auto &[n, v] : f.flags)
+      flags.push_back(b.getNamedAttr(n, b.getBoolAttr(v)));
+    NamedAttribute entry[] = {
+        b.getNamedAttr("kind",
+                       b.getStringAttr(model::kernelKindName(f.kind))),
+        b.getNamedAttr("role", b.getStringAttr(model::roleInfo(f.role).name)),
+        b.getNamedAttr("layer", b.getI64IntegerAttr(f.layer)),
+        b.getNamedAttr("params", paramsAttr(b, f.env)),
+        b.getNamedAttr("sizes", b.getDictionaryAttr(sizes)),
+        b.getNamedAttr("words", b.getDictionaryAttr(words)),
+        b.getNamedAttr("flags", b.getDictionaryAttr(flags))};
+    entries.push_back(b.getDictionaryAttr(entry));
+  }
+  op->setAttr(TShapeDialect::kKernelsAttrName, b.getArrayAttr(entries));
+}
+
+std::vector<model::Kernel> tshape::getKernelsProvenance(Operation *op) {
+  std::vector<model::Kernel> out;
+  auto a = op->getAttrOfType<ArrayAttr>(TShapeDialect::kKernelsAttrName);
+  if (!a)
+    return out;
+  for (Attribute entry : a) {
+    std::string error;
+    if (std::optional<model::Kernel> k = parseKernelEntry(entry, error))
+      out.push_back(std::move(*k));
+  }
+  return out;
+}
+
 LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   // Each discardable tshape attribute and the kind of value it takes.
@@ -454,6 +561,8 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
        "a dictionary of an elementwise kernel's sizes"},
       {kTpAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
        "an integer"},
+      {kKernelsAttrName, [](Attribute a) { return isa<ArrayAttr>(a); },
+       "an array of kernel dictionaries"},
   };
   StringRef name = attr.getName().getValue();
   for (const Rule &r : rules)
@@ -473,6 +582,10 @@ LogicalResult TShapeDialect::verifyOperationAttribute(Operation *op,
             !parseArchitecture(cast<DictionaryAttr>(attr.getValue()), arch,
                                error))
           return op->emitError() << error;
+        if (name == kKernelsAttrName)
+          for (Attribute entry : cast<ArrayAttr>(attr.getValue()))
+            if (!parseKernelEntry(entry, error))
+              return op->emitError() << "'" << name << "' " << error;
         if (name == kElementwiseAttrName &&
             !parseElementwise(cast<DictionaryAttr>(attr.getValue()), error))
           return op->emitError() << "'" << name << "' " << error;

@@ -59,6 +59,11 @@ def TShape_Dialect : Dialect {
     /// states it (role, layer, rows and width as expressions, launches,
     /// tensors, extra bytes per row, params), so the analysis prices it.
     static constexpr ::llvm::StringLiteral kElementwiseAttrName = "tshape.elementwise";
+    /// On the op a block's lowering ends with: the block's kernels that no
+    /// op of the lowering computes (its collectives, a scan, a top-k), each
+    /// a dictionary of its fields (model::KernelFields), so the analysis of
+    /// lowered IR reads them back as kernels.
+    static constexpr ::llvm::StringLiteral kKernelsAttrName = "tshape.kernels";
     /// Builtin-typed forms of the model attributes on lowered functions, so
     /// that lowered IR needs no tshape attribute types (plain MLIR).
     static constexpr ::llvm::StringLiteral kTpAttrName = "tshape.tp";

@@ -74,6 +74,19 @@ void setElementwiseProvenance(mlir::Operation *op,
 /// (or a malformed one).
 std::optional<model::ElementwiseSpec>
 getElementwiseProvenance(mlir::Operation *op);
+
+/// Stamps the kernels of a block that no op of its lowering computes (its
+/// tensor-parallel collectives, an all-to-all, a scan, a top-k:
+/// model::Kernel::hasOp false) on `op`, the op its lowering ends with:
+/// `tshape.kernels`, an array of dictionaries {kind, role, layer, params,
+/// sizes: {name = expression}, words: {name = string}, flags: {name =
+/// bool}} (model::KernelFields).
+void setKernelsProvenance(mlir::Operation *op,
+                          llvm::ArrayRef<model::Kernel> kernels);
+
+/// The kernels stamped on `op` (none when it carries none; a malformed
+/// entry, which the dialect's verifier rejects, is skipped).
+std::vector<model::Kernel> getKernelsProvenance(mlir::Operation *op);
 } // namespace tshape
 
 #endif // TSHAPE_DIALECT_TSHAPE_IR_TSHAPEDIALECT_H
