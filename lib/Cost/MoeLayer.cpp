@@ -295,7 +295,8 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
                     ") by moe_tp (" + std::to_string(p.tp) + ")";
     return m;
   }
-  model::ModelConfig c;
+  model::ModelConfig c = model::moeLayerConfig(p.tokens, p.hidden, p.experts,
+                                               p.topk, p.inter, p.tp);
   model::RunShape run = model::RunShape::prefill();
   // fp8: bf16 activations, FP8 expert GEMMs with per-tensor scaling
   // (vLLM's fused_moe quantizes the tokens it feeds them).
@@ -303,16 +304,6 @@ MoeLayerEstimate tshape::cost::estimateMoeLayer(const MoeLayerProblem &p,
     run.precision = Precision::FP8;
   else
     c.dtype = p.dtype;
-  c.microbatch = 1;
-  c.seq = p.tokens;
-  c.hidden = p.hidden;
-  c.vocab = p.tp;
-  c.attention.heads = c.attention.kvHeads = 1;
-  c.layerBlocks = {model::BlockKind::Moe};
-  c.moe.experts = p.experts;
-  c.moe.topk = p.topk;
-  c.moe.inner = p.inter;
-  c.parallel.tp = p.tp;
   // The rank's active experts under either routing (with masking, a rank
   // of ep > 1 gets tokens x k / ep balanced copies); a skewed routing's
   // load also as the block's capacity.

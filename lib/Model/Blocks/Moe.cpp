@@ -180,3 +180,20 @@ std::optional<RuleViolation> tshape::model::moeCheck(const ModelConfig &c) {
                                  std::to_string(c.moe.inner) +
                                  "; give all three"};
 }
+
+ModelConfig tshape::model::moeLayerConfig(int64_t tokens, int64_t hidden,
+                                          int64_t experts, int64_t topk,
+                                          int64_t inner, int64_t tp) {
+  ModelConfig c;
+  c.microbatch = 1;
+  c.seq = tokens;
+  c.hidden = hidden;
+  c.vocab = tp;
+  c.attention.heads = c.attention.kvHeads = 1;
+  c.layerBlocks = {BlockKind::Moe};
+  c.moe.experts = experts;
+  c.moe.topk = topk;
+  c.moe.inner = inner;
+  c.parallel.tp = tp;
+  return c;
+}

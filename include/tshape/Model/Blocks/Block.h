@@ -261,6 +261,13 @@ std::optional<int64_t> moeWeights(const ModelConfig &c);
 /// E3: a MoE block needs its experts, top-k and expert width.
 std::optional<RuleViolation> moeCheck(const ModelConfig &c);
 std::optional<int64_t> moeActiveWeights(const ModelConfig &c);
+/// A model of one MoE layer and nothing else, as a measured MoE kernel row
+/// states it (aiconfigurator's moe rows: `tokens` tokens of width
+/// `hidden`, `experts` experts of width `inner`, top-k, tensor-parallel
+/// degree `tp`): one sequence of `tokens`, one head, the vocabulary tp
+/// (so that V1 holds), in the model's default element type.
+ModelConfig moeLayerConfig(int64_t tokens, int64_t hidden, int64_t experts,
+                           int64_t topk, int64_t inner, int64_t tp);
 /// The tokens of the busiest routed expert on one rank:
 /// ceildiv(b*s*k, E/ep), times capacity/100 under the capacity option.
 DimExpr tokensPerExpert(const ModelConfig &c, const RunShape &run);

@@ -300,11 +300,11 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   std::string why;
   // The residual blocks: whether there are any, and their mode (one for
   // all); the stack of layers they make is read from the structure.
-  bool hasBlocks = false;
+  bool anyBlockOp = false;
   std::optional<ResidualMode> mode;
   fn.walk([&](Operation *op) {
     if (auto b = dyn_cast<BlockOp>(op)) {
-      hasBlocks = true;
+      anyBlockOp = true;
       if (mode && *mode != b.getMode()) {
         conflict = true;
         why = "blocks mix sequential and parallel residuals";
@@ -365,7 +365,7 @@ tshape::extractModelConfig(func::FuncOp fn, bool &hasVocab,
   int64_t numLayers = 0;
   for (const auto &entry : layers)
     numLayers = std::max(numLayers, entry.getValue());
-  if (hasBlocks) {
+  if (anyBlockOp) {
     // One segment of one layer kind is a uniform stack; anything else a
     // heterogeneous one (dense then MoE, an interleave).
     std::vector<model::StackSegment> stack = stackOf(fn);
