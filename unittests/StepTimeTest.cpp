@@ -703,3 +703,43 @@ TEST(StepTime, LoraDropsWeightGradientsAndAddsAdapters) {
   EXPECT_DOUBLE_EQ(st.layerState.weights,
                    full.memory.peak().layerState.weights);
 }
+
+// The routed experts' gradients reduce over the expert data-parallel
+// group, tp x cp x dp / (etp x ep) ranks etp x ep apart (Megatron-LM's
+// expert_data_parallel group), not over the dense parameters' dp x cp.
+// The small model with a MoE of 8 experts of inner 256 in place of its
+// MLP, each expert 3 x 64 x 256 = 49,152 parameters (gated: gate, up,
+// down), at dp 8, without overlap:
+//   ep 8: one expert a rank, 4 layers x 49,152 = 196,608 routed
+//     parameters, and the rank is their only holder (EDP = 8 / 8 = 1): no
+//     reduction of them; every other parameter all-reduces over the 8;
+//   ep 4: two experts a rank (393,216 routed), EDP = 2 ranks 4 apart, in
+//     one node: an all-reduce of their 4-byte gradients over 2 beside it.
+TEST(StepTime, ExpertGradientsReduceOverExpertDataParallelGroup) {
+  ModelConfig c = tiny();
+  c.mlp.inner = 0;
+  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Moe};
+  c.moe.experts = 8;
+  c.moe.topk = 2;
+  c.moe.inner = 256;
+  c.parallel.dp = 8;
+  StepOptions noOverlap;
+  noOverlap.overlapGradReduce = false;
+  noOverlap.overlapParamGather = false;
+  for (auto [ep, routed, edp] :
+       {std::tuple<int64_t, int64_t, int64_t>{8, 196608, 1},
+        {4, 393216, 2}}) {
+    c.parallel.ep = ep;
+    const StepEstimate e = step(c, plan(1), noOverlap);
+    const StageMemory &mem = e.memory.stages[0];
+    EXPECT_EQ(mem.routedParams, routed) << "ep " << ep;
+    EXPECT_EQ(e.memory.expertGroup, edp);
+    const double dense = double(mem.layerState.params - routed +
+                                mem.embeddingState.params);
+    double want = collective(CollectiveOp::AllReduce, 4 * dense, 8);
+    if (edp > 1)
+      want += collective(CollectiveOp::AllReduce, 4.0 * routed, edp);
+    EXPECT_NEAR(e.dp.total, want, 1e-12) << "ep " << ep;
+    EXPECT_NEAR(e.dp.exposed, want, 1e-12);
+  }
+}

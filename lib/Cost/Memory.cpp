@@ -356,6 +356,8 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     perLayerActs = std::max(perLayerActs, layerActivationBytes(lc, plan));
 
   MemoryEstimate est;
+  est.expertGroup = expertGroup;
+  est.expertStride = std::max<int64_t>(1, expertRanks);
   const std::vector<int64_t> perStage = stageLayers(c, plan);
   for (int64_t i = 0; i < p; ++i) {
     StageMemory st;
@@ -378,6 +380,7 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     const int64_t routed = *perLayerExperts * st.layers;
     st.layerState =
         state(dense, plan, group) + state(routed, plan, expertGroup);
+    st.routedParams = plan.loraRank > 0 ? 0 : routed;
     // LoRA: the base weights are frozen (their bytes only, sharded by
     // FSDP); the adapters carry the training state.
     if (plan.loraRank > 0) {

@@ -677,11 +677,15 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   est.p2p = {md * pace.p2p.total, md * pace.p2p.exposed};
   est.offload = {md * pace.offload.total, md * pace.offload.exposed};
 
-  // Data parallelism over the d x cp ranks that hold the same weights, and
-  // the optimizer step, per stage; the stage that finishes last ends the
-  // step.
+  // Data parallelism over the d x cp ranks that hold the same weights (the
+  // routed experts: over the expert data-parallel group, tp x cp x dp /
+  // (etp x ep) ranks etp x ep apart), and the optimizer step, per stage;
+  // the stage that finishes last ends the step.
   const int64_t group = d * cp;
   const Placement dpTier = placeGroup(group, t, cluster);
+  const int64_t expertGroup = est.memory.expertGroup;
+  const Placement expertTier =
+      placeGroup(expertGroup, est.memory.expertStride, cluster);
   double worst = -1;
   for (size_t i = 0; i < est.stages.size(); ++i) {
     const StageMemory &mem = est.memory.stages[i];
@@ -694,10 +698,25 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
                               mem.adapterState.params);
     const double params =
         plan.loraRank > 0 ? double(mem.adapterState.params) : all;
-    const double gradBytes = params * double(plan.bytes.gradients);
+    // Of them the routed experts', which reduce over their own group.
+    const double routed = double(mem.routedParams);
+    const double gradBytes = (params - routed) * double(plan.bytes.gradients);
+    const double routedGradBytes = routed * double(plan.bytes.gradients);
     const double weightBytes =
-        (plan.sharding == StateSharding::Fsdp ? all : params) *
+        ((plan.sharding == StateSharding::Fsdp ? all : params) - routed) *
         double(plan.bytes.weights);
+    const double routedWeightBytes = routed * double(plan.bytes.weights);
+    // A collective of the dense parameters' bytes over the data-parallel
+    // group and of the routed experts' over theirs (each skipped on one
+    // rank).
+    auto reduce = [&](CollectiveOp op, double denseBytes, double expertBytes) {
+      double us = 0;
+      if (group > 1 && denseBytes > 0)
+        us += price.collective(op, denseBytes, group, dpTier);
+      if (expertGroup > 1 && expertBytes > 0)
+        us += price.collective(op, expertBytes, expertGroup, expertTier);
+      return us;
+    };
     // The backward of the last microbatch, and the forward of the first,
     // hide the reduction and the gather except the last layer's bucket
     // (Megatron-LM's --overlap-grad-reduce / --overlap-param-gather).
@@ -708,18 +727,17 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       return std::max(total * share, total - window * (1 - share));
     };
     CommTime dp;
-    if (group > 1) {
+    if (group > 1 || (expertGroup > 1 && routed > 0)) {
       const double bwdWindow = st.backward + st.recompute;
       const double fwdWindow = st.forward;
       if (plan.sharding == StateSharding::None) {
-        dp.total = price.collective(CollectiveOp::AllReduce, gradBytes, group,
-                                    dpTier);
+        dp.total = reduce(CollectiveOp::AllReduce, gradBytes, routedGradBytes);
         dp.exposed = overlapped(dp.total, bwdWindow, opt.overlapGradReduce);
       } else {
-        const double rs = price.collective(CollectiveOp::ReduceScatter,
-                                           gradBytes, group, dpTier);
-        const double ag = price.collective(CollectiveOp::AllGather,
-                                           weightBytes, group, dpTier);
+        const double rs = reduce(CollectiveOp::ReduceScatter, gradBytes,
+                                 routedGradBytes);
+        const double ag = reduce(CollectiveOp::AllGather, weightBytes,
+                                 routedWeightBytes);
         if (plan.sharding == StateSharding::DistributedOptimizer) {
           dp.total = rs + ag;
           dp.exposed = overlapped(rs, bwdWindow, opt.overlapGradReduce) +

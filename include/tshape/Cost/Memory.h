@@ -63,6 +63,12 @@ struct StageMemory {
   /// microbatches times layers per model chunk.
   int64_t layersInFlight = 0;
   ParamState layerState;     ///< its decoder layers' parameters
+  /// Of layerState.params, the routed experts' when they form a
+  /// data-parallel group of their own (etp x ep != tp): their state shards,
+  /// and their gradients reduce, over MemoryEstimate::expertGroup ranks
+  /// rather than the dense parameters' dp x cp. 0 otherwise (and under
+  /// LoRA, whose frozen experts have no gradients).
+  int64_t routedParams = 0;
   /// LoRA: the adapters of its decoder layers (TrainingPlan::loraRank);
   /// empty otherwise.
   ParamState adapterState;
@@ -87,6 +93,11 @@ struct StageMemory {
 
 struct MemoryEstimate {
   std::vector<StageMemory> stages; ///< one per pipeline rank
+  /// The expert data-parallel group: the ranks of a stage holding the same
+  /// routed experts, tp x cp x dp / (etp x ep) (Megatron-LM's
+  /// expert_data_parallel group), whose ranks stand etp x ep apart in the
+  /// rank order (`expertStride`).
+  int64_t expertGroup = 1, expertStride = 1;
   /// The index in `stages` of the stage that needs the most memory.
   size_t peakStage = 0;
   const StageMemory &peak() const { return stages[peakStage]; }
