@@ -191,7 +191,7 @@ cl::opt<double> equalWithin(
     cl::desc("--search: plans whose step times are within this fraction of "
              "their group's fastest are ranked as equals, the conventional "
              "plan first (default: the step model's mean |error| on "
-             "held-out published runs, 0.172; 0 ranks by time alone)"),
+             "held-out published runs, 0.171; 0 ranks by time alone)"),
     cl::init(cost::kStepHeldOutMeanAbsError), cl::sub(plancmd::subCommand()), cl::cat(planCat));
 cl::opt<int64_t> maxCandidates(
     "max-candidates",
