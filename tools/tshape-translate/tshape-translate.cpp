@@ -11,6 +11,7 @@
 #include "tshape/Dialect/TShape/IR/TShapeOps.h"
 #include "tshape/Interop/HFConfig.h"
 #include "tshape/Interop/Megatron.h"
+#include "tshape/Tools/DegreeOptions.h"
 #include "tshape/Tools/RunOptions.h"
 #include "tshape/Tools/ToolOptions.h"
 
@@ -34,13 +35,12 @@ using namespace mlir;
 namespace {
 llvm::cl::OptionCategory
     importCat("Config import options (--import-hf-config)");
-llvm::cl::opt<int64_t> seqOpt("seq",
-                              llvm::cl::desc("sequence length s (default: 2048)"),
-                              llvm::cl::init(2048), llvm::cl::cat(importCat));
-llvm::cl::opt<int64_t>
-    microbatchOpt("microbatch",
-                  llvm::cl::desc("microbatch size b (default: 4)"),
-                  llvm::cl::init(4), llvm::cl::cat(importCat));
+llvm::cl::opt<int64_t> &seqOpt =
+    tshape::declareDegree(tshape::DegreeOption::Seq,
+                          llvm::cl::SubCommand::getTopLevel(), importCat, 2048);
+llvm::cl::opt<int64_t> &microbatchOpt = tshape::declareDegree(
+    tshape::DegreeOption::Microbatch, llvm::cl::SubCommand::getTopLevel(),
+    importCat, 4);
 // The run shape (model::RunShape): the phase and what an inference run
 // adds to it. One quantity each: --batch is the microbatch b (the
 // concurrent sequences of a prefill or decode).
@@ -100,15 +100,12 @@ llvm::cl::opt<std::string> precisionOpt(
                    "scaling, Blackwell); stated on tshape.run (default: "
                    "--dtype)"),
     llvm::cl::init(""), llvm::cl::cat(importCat));
-llvm::cl::opt<int64_t>
-    tpOpt("tp", llvm::cl::desc("tensor-parallel degree t (default: 1)"),
-          llvm::cl::init(1), llvm::cl::cat(importCat));
-llvm::cl::opt<int64_t> epOpt(
-    "ep",
-    llvm::cl::desc("expert-parallel degree e of an MoE model: each rank "
-                   "holds E/e experts, and each MoE layer adds an "
-                   "all-to-all before and after its experts (default: 1)"),
-    llvm::cl::init(1), llvm::cl::cat(importCat));
+llvm::cl::opt<int64_t> &tpOpt =
+    tshape::declareDegree(tshape::DegreeOption::Tp,
+                          llvm::cl::SubCommand::getTopLevel(), importCat, 1);
+llvm::cl::opt<int64_t> &epOpt =
+    tshape::declareDegree(tshape::DegreeOption::Ep,
+                          llvm::cl::SubCommand::getTopLevel(), importCat, 1);
 llvm::cl::opt<std::string>
     dtypeOpt("dtype",
              llvm::cl::desc("element type: bf16, fp16, fp32, tf32 or fp8 "
@@ -249,15 +246,11 @@ importConfig(llvm::SourceMgr &sourceMgr, MLIRContext *ctx) {
         << "' (expected bf16, fp16, fp32, tf32 or fp8)\n";
     return std::nullopt;
   }
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"--seq", seqOpt},
-                         {"--microbatch", microbatchOpt},
-                         {"--tp", tpOpt},
-                         {"--ep", epOpt}})
-    if (v <= 0) {
-      tshape::toolError("tshape-translate")
-          << name << " must be positive, got " << v << "\n";
-      return std::nullopt;
-    }
+  if (std::optional<std::string> bad =
+          tshape::checkDegrees({&seqOpt, &microbatchOpt, &tpOpt, &epOpt})) {
+    tshape::toolError("tshape-translate") << *bad << "\n";
+    return std::nullopt;
+  }
   std::string runError;
   auto run = importRunShape(runError);
   if (!run) {

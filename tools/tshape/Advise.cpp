@@ -15,6 +15,7 @@
 #include "tshape/Report/AdviseReport.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Support/Progress.h"
+#include "tshape/Tools/DegreeOptions.h"
 #include "tshape/Tools/RunOptions.h"
 #include "tshape/Tools/ToolOptions.h"
 
@@ -51,30 +52,12 @@ cl::opt<std::string>
     targetName("target",
                cl::desc("GPU target (default: h100-sxm, or --cluster's GPU)"),
                cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t> tp("tp", cl::desc("tensor-parallel degree t (default: 1)"),
-                    cl::init(1), cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t> pp("pp",
-                    cl::desc("pipeline-parallel degree of the --cluster plan "
-                             "(default: 1); it runs pp microbatches, the "
-                             "fewest that fill the pipeline, as tshape-plan "
-                             "does without --global-batch"),
-                    cl::init(1), cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t> cp("cp",
-                    cl::desc("context-parallel degree of the --cluster plan "
-                             "(default: 1): each rank holds s/cp tokens of "
-                             "every sequence (Megatron-LM's "
-                             "--context-parallel-size)"),
-                    cl::init(1), cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t> vp("vp",
-                    cl::desc("virtual stages per pipeline rank of the "
-                             "--cluster plan (default: 1; above 1 the "
-                             "interleaved schedule, Megatron-LM's "
-                             "--num-layers-per-virtual-pipeline-stage)"),
-                    cl::init(1), cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t> ep("ep",
-                    cl::desc("expert-parallel degree of a MoE model "
-                             "(default: 1)"),
-                    cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> &tp = declareDegree(DegreeOption::Tp, cmd, cat, 1);
+// The --cluster plan's (tshape-plan's meaning and defaults).
+cl::opt<int64_t> &pp = declareDegree(DegreeOption::Pp, cmd, cat, 1);
+cl::opt<int64_t> &cp = declareDegree(DegreeOption::Cp, cmd, cat, 1);
+cl::opt<int64_t> &vp = declareDegree(DegreeOption::Vp, cmd, cat, 1);
+cl::opt<int64_t> &ep = declareDegree(DegreeOption::Ep, cmd, cat, 1);
 cl::opt<cost::Recompute> recompute(
     "recompute",
     cl::desc("what the backward of the --cluster plan recomputes (default: "
@@ -94,15 +77,10 @@ cl::opt<bool> fusedAttention(
              "engines run); =false prices the unfused score and value GEMMs "
              "with their softmax (default true, as tshape-plan)"),
     cl::init(true), cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t> seq("seq",
-                     cl::desc("sequence length s of a training step or a "
-                              "prefill (default: 2048)"),
-                     cl::init(2048), cl::sub(cmd), cl::cat(cat));
-cl::opt<int64_t>
-    microbatch("microbatch",
-               cl::desc("microbatch size b; --batch is the same, for a "
-                        "prefill or decode (default: 4)"),
-               cl::init(4), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> &seq = declareDegree(DegreeOption::Seq, cmd, cat, 2048);
+// 4, the GEMMs' analysis shape (tshape-translate's); --batch is the same.
+cl::opt<int64_t> &microbatch =
+    declareDegree(DegreeOption::Microbatch, cmd, cat, 4);
 cl::alias batch("batch",
                 cl::desc("alias for --microbatch: the concurrent sequences "
                          "of a prefill or decode"),
@@ -137,6 +115,15 @@ cl::opt<std::string> clusterName(
              "split, pp "
              "microbatches) with its Megatron-LM launch, as tshape-plan "
              "prices it; prefill, decode: the tensor-parallel all-reduces"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> targetFile(
+    "target-file",
+    cl::desc("a target file to use instead of --target (docs/targets.md; "
+             "tshape-calibrate writes one)"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> clusterFile(
+    "cluster-file",
+    cl::desc("a cluster file to use instead of --cluster (docs/clusters.md)"),
     cl::sub(cmd), cl::cat(cat));
 cl::opt<double> paramTolerance(
     "param-tolerance",
@@ -174,16 +161,9 @@ std::optional<std::pair<model::RunShape, int64_t>> runShape() {
 } // namespace
 
 int tshape::driver::runAdvise() {
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"--seq", seq},
-                         {"--microbatch", microbatch},
-                         {"--tp", tp},
-                         {"--pp", pp},
-                         {"--cp", cp},
-                         {"--vp", vp},
-                         {"--ep", ep}})
-    if (v <= 0)
-      return fail(std::string(name) + " must be positive, got " +
-                  std::to_string(v));
+  if (std::optional<std::string> bad =
+          checkDegrees({&seq, &microbatch, &tp, &pp, &cp, &vp, &ep}))
+    return fail(*bad);
   if (paramTolerance < 0 || paramTolerance >= 1)
     return fail("--param-tolerance must be in [0, 1), got " +
                 llvm::formatv("{0}", paramTolerance.getValue()).str());
@@ -200,7 +180,8 @@ int tshape::driver::runAdvise() {
         static_cast<const cl::Option *>(&vp),
         static_cast<const cl::Option *>(&recompute),
         static_cast<const cl::Option *>(&sequenceParallel)})
-    if (given(*o) && (clusterName.empty() || phase != model::Phase::Train))
+    if (given(*o) && ((clusterName.empty() && clusterFile.empty()) ||
+                      phase != model::Phase::Train))
       return fail("--" + o->ArgStr.str() +
                   " is a choice of the training plan: it needs --cluster "
                   "(and --phase=train)");
@@ -208,16 +189,16 @@ int tshape::driver::runAdvise() {
   // The cluster and its GPU, as tshape-plan resolves them.
   std::string error;
   report::AdviseOptions options;
-  if (!clusterName.empty()) {
-    options.cluster = cost::resolveCluster(clusterName, "", error);
+  if (!clusterName.empty() || !clusterFile.empty()) {
+    options.cluster = cost::resolveCluster(clusterName, clusterFile, error);
     if (!options.cluster)
       return fail(error);
   }
   std::string tname = targetName;
-  if (tname.empty())
+  if (tname.empty() && targetFile.empty())
     tname = options.cluster ? options.cluster->gpu : "h100-sxm";
   std::optional<target::GpuTarget> target =
-      target::resolveTarget(tname, "", error);
+      target::resolveTarget(tname, targetFile, error);
   if (!target)
     return fail(error);
   if (run->first.precision && !target->supports(*run->first.precision))

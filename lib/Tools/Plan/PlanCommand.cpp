@@ -26,6 +26,7 @@
 #include "tshape/Report/PlanReport.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Support/Progress.h"
+#include "tshape/Tools/DegreeOptions.h"
 #include "tshape/Tools/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -62,37 +63,34 @@ cl::opt<std::string> targetFile("target-file",
 cl::opt<int64_t> gpus("gpus",
                       cl::desc("GPUs in all (default: tp x pp x dp x cp)"),
                       cl::init(0), cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> tp("tp", cl::desc("tensor-parallel degree"), cl::init(1),
-                    cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> pp("pp", cl::desc("pipeline-parallel degree"), cl::init(1),
-                    cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<int64_t> &tp = declareDegree(DegreeOption::Tp, plancmd::subCommand(),
+                                     planCat, 1);
+cl::opt<int64_t> &pp = declareDegree(DegreeOption::Pp, plancmd::subCommand(),
+                                     planCat, 1);
 cl::opt<int64_t> dp("dp",
                     cl::desc("data-parallel degree (default: "
                              "gpus / (tp x pp x cp))"),
                     cl::init(0), cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> cp("cp", cl::desc("context-parallel degree"), cl::init(1),
-                    cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> ep("ep", cl::desc("expert-parallel degree"), cl::init(1),
-                    cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<int64_t> &cp = declareDegree(DegreeOption::Cp, plancmd::subCommand(),
+                                     planCat, 1);
+cl::opt<int64_t> &ep = declareDegree(DegreeOption::Ep, plancmd::subCommand(),
+                                     planCat, 1);
 cl::opt<int64_t> etp(
     "etp",
     cl::desc("expert tensor-parallel degree of a MoE model (Megatron-LM's "
              "--expert-tensor-parallel-size; default: tp)"),
     cl::init(0), cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> microbatch("microbatch",
-                            cl::desc("sequences per microbatch (b)"),
-                            cl::init(1), cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> seq("seq", cl::desc("sequence length (s)"), cl::init(2048),
-                     cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<int64_t> &microbatch = declareDegree(
+    DegreeOption::Microbatch, plancmd::subCommand(), planCat, 1);
+cl::opt<int64_t> &seq =
+    declareDegree(DegreeOption::Seq, plancmd::subCommand(), planCat, 2048);
 cl::opt<int64_t> globalBatch(
     "global-batch",
     cl::desc("sequences per step (default: microbatch x dp x pp, the "
              "fewest microbatches that fill the pipeline)"),
     cl::init(0), cl::sub(plancmd::subCommand()), cl::cat(planCat));
-cl::opt<int64_t> vp("vp",
-                    cl::desc("virtual stages per pipeline rank (> 1: the "
-                             "interleaved schedule)"),
-                    cl::init(1), cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<int64_t> &vp = declareDegree(DegreeOption::Vp, plancmd::subCommand(),
+                                     planCat, 1);
 cl::opt<int64_t> firstStageLayers(
     "first-stage-layers",
     cl::desc("decoder layers of the first pipeline stage (uneven stages: "
@@ -413,18 +411,10 @@ int tshape::plancmd::run(const char *tool, int argc, char **argv) {
   kTool = tool;
   planhw::setTool(tool);
 
-  for (auto [name, v] : {std::pair<const char *, int64_t>{"tp", tp},
-                         {"pp", pp},
-                         {"cp", cp},
-                         {"ep", ep},
-                         {"microbatch", microbatch},
-                         {"seq", seq},
-                         {"vp", vp},
-                         {"top", top},
-                         {"max-candidates", maxCandidates}})
-    if (v < 1)
-      return fail(std::string("--") + name + " must be at least 1, got " +
-                  n(v));
+  if (std::optional<std::string> bad =
+          checkDegrees({&tp, &pp, &cp, &ep, &microbatch, &seq, &vp, &top,
+                        &maxCandidates}))
+    return fail(*bad);
   if (gpus < 0 || dp < 0 || globalBatch < 0)
     return fail("--gpus, --dp and --global-batch must be positive");
   if (memoryLimit < 0)
