@@ -110,19 +110,42 @@ if phase measure; then
   echo "$BACKEND" > "$OUT/backend.txt"
   echo "PHASE=$PHASE BACKEND=$BACKEND SMOKE=$SMOKE bench/gpu-sweeps.sh" \
        "$BUILD $TARGET $OUT" > "$OUT/command.txt"
+  # A sweep whose list fails in part (tshape-bench-gemms leaves the failing
+  # GEMMs out and exits 1) does not stop the others; the phase fails at its
+  # end, naming them.
+  failed=()
   for name in $(cat "$OUT/sweeps.txt"); do
     "$RT_BUILD/bin/tshape-bench-gemms" --backend="$BACKEND" "${ITERS[@]}" \
-      --check "$OUT/$name.gemms.csv" -o "$OUT/$name.measured.csv"
+      --check "$OUT/$name.gemms.csv" -o "$OUT/$name.measured.csv" ||
+      failed+=("$name")
   done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "gpu-sweeps: GEMMs failed in ${failed[*]} (see above)" >&2
+    exit 1
+  fi
 fi
 
 if phase analyze; then
+  # A sweep that was not measured (a measure phase stopped at a time limit)
+  # is left out of the analysis and named in missing.txt and the summary.
+  measured=()
+  : > "$OUT/missing.txt"
   for name in $(cat "$OUT/sweeps.txt"); do
-    python3 "$HERE/join.py" "$OUT/$name.gemms.csv" "$OUT/$name.measured.csv" \
-      > "$OUT/$name.csv"
+    if [ -s "$OUT/$name.measured.csv" ]; then
+      measured+=("$name")
+      python3 "$HERE/join.py" "$OUT/$name.gemms.csv" \
+        "$OUT/$name.measured.csv" > "$OUT/$name.csv"
+    else
+      echo "$name" >> "$OUT/missing.txt"
+    fi
   done
+  if [ ${#measured[@]} = 0 ]; then
+    echo "gpu-sweeps: no sweep in $OUT was measured: run PHASE=measure" >&2
+    exit 1
+  fi
   echo "heads,measured_tflops,predicted_tflops" > "$OUT/heads.csv"
   for a in $(cat "$OUT/heads.txt"); do
+    [ -s "$OUT/heads-$a.csv" ] || continue
     python3 - "$OUT/heads-$a.csv" "$a" >> "$OUT/heads.csv" <<'PY'
 import csv, sys
 rs = list(csv.DictReader(open(sys.argv[1])))
@@ -135,7 +158,7 @@ PY
   # Every measurement calibrates (tshape-calibrate reads the first eight
   # columns of tshape-bench-gemms' output).
   first=1
-  for name in $(cat "$OUT/sweeps.txt"); do
+  for name in "${measured[@]}"; do
     if [ $first = 1 ]; then cat "$OUT/$name.measured.csv"; first=0
     else tail -n +2 "$OUT/$name.measured.csv"; fi
   done > "$OUT/calibration.csv"
@@ -143,14 +166,18 @@ PY
     -o "$OUT/$TARGET-calibrated.json" > "$OUT/calibration.txt" 2>&1
 
   DEV=$(cat "$OUT/device.txt")
-  python3 "$HERE/plot_svg.py" line "$OUT/wave.csv" n \
-    measured_tflops,predicted_tflops \
-    "bf16 GEMM, M = K = $(sed -n 2p "$OUT/wave.csv" | cut -d, -f4), on $DEV" \
-    N TFLOP/s "$OUT/wave.svg"
-  python3 "$HERE/plot_svg.py" bars "$OUT/heads.csv" heads \
-    measured_tflops,predicted_tflops "Attention GEMMs by head count, on $DEV" \
-    TFLOP/s "$OUT/heads.svg"
+  if [ -s "$OUT/wave.csv" ]; then
+    python3 "$HERE/plot_svg.py" line "$OUT/wave.csv" n \
+      measured_tflops,predicted_tflops \
+      "bf16 GEMM, M = K = $(sed -n 2p "$OUT/wave.csv" | cut -d, -f4), on $DEV" \
+      N TFLOP/s "$OUT/wave.svg"
+  fi
+  if [ "$(wc -l < "$OUT/heads.csv")" -gt 1 ]; then
+    python3 "$HERE/plot_svg.py" bars "$OUT/heads.csv" heads \
+      measured_tflops,predicted_tflops "Attention GEMMs by head count, on $DEV" \
+      TFLOP/s "$OUT/heads.svg"
+  fi
   python3 "$HERE/summarize.py" "$OUT" > "$OUT/summary.md"
-  echo "gpu-sweeps: results in $OUT (summary.md, wave.svg, heads.svg," \
+  echo "gpu-sweeps: results in $OUT (summary.md, the SVG plots of the measured sweeps," \
        "$TARGET-calibrated.json)"
 fi

@@ -65,6 +65,9 @@ print(f"- command: `{text('command.txt', '?')}`")
 print("- times are medians of the measured runs after warm-up, with rotating"
       " inputs" + (" (CUDA events)" if text("backend.txt") == "cublas" else "")
       + "; TFLOP/s = 2 batch m n k / time")
+missing = text("missing.txt").split()
+if missing:
+    print(f"- not measured (left out below): {', '.join(missing)}")
 print()
 
 wave = rows("wave.csv")

@@ -25,6 +25,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -40,7 +41,10 @@ const char *kUsage =
     "row per GEMM. GEMMS.csv needs the columns batch,m,n,k,dtype,trans_a,\n"
     "trans_b (any order, other columns ignored; dtype one of bf16, fp16, fp32,\n"
     "tf32, fp8; trans_a = 1: A stored K x M; trans_b = 1: B stored N x K).\n"
-    "Repeated shapes are timed once.\n"
+    "Repeated shapes are timed once. A GEMM that fails (out of memory, a\n"
+    "dtype the device lacks, a check above tolerance) is reported with its\n"
+    "line and left out of the output; the others are still timed, and the\n"
+    "exit status is 1.\n"
     "\n"
     "Output columns: batch,m,n,k,dtype,trans_a,trans_b,measured_us,min_us,\n"
     "max_us,tflops,algo_id,tile_id,tile_m,tile_n,waves_count,max_rel_error\n"
@@ -240,44 +244,64 @@ int main(int argc, char **argv) {
     tshapeRtDestroy(ctx);
     return fail(msg);
   }
-  std::ostringstream csv;
+  // Rows are written as they are timed, so a run stopped at a time limit
+  // keeps what it measured.
+  std::ofstream file;
+  if (o.output != "-") {
+    file.open(o.output);
+    if (!file) {
+      tshapeRtDestroy(ctx);
+      return fail("cannot write '" + o.output + "'");
+    }
+  }
+  std::ostream &csv = o.output == "-" ? std::cout : file;
   csv << "batch,m,n,k,dtype,trans_a,trans_b,measured_us,min_us,max_us,"
          "tflops,algo_id,tile_id,tile_m,tile_n,waves_count,max_rel_error\n";
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, int>;
-  std::map<Key, std::pair<tshapeRtGemmResult, double>> done;
-  int timed = 0;
+  // A shape's result, or empty when it failed (its error already printed).
+  std::map<Key, std::optional<std::pair<tshapeRtGemmResult, double>>> done;
+  int timed = 0, failed = 0;
   for (const Row &r : rows) {
     const tshapeRtGemmDesc &d = r.desc;
     Key key{d.batch, d.m, d.n, d.k, int(d.dtype), d.transA, d.transB};
     auto it = done.find(key);
     if (it == done.end()) {
+      // One GEMM that fails (out of memory, a dtype the device lacks, a
+      // check above tolerance) is reported at its line and left out; the
+      // others are still timed, so a long list on a lent GPU is not lost
+      // to one row. The exit status is 1 all the same.
       std::string where = o.input + ":" + std::to_string(r.line) + ": ";
       tshapeRtGemmResult res{};
       double rel = -1;
+      std::string error;
       st = tshapeRtTimeGemm(ctx, &d, &res);
       if (st == TSHAPE_RT_OK && o.check)
         st = tshapeRtCheckGemm(ctx, &d, o.samples, &rel);
-      if (st != TSHAPE_RT_OK) {
-        std::string msg = where + tshapeRtStatusString(st) + ": " +
-                          tshapeRtLastError(ctx);
-        tshapeRtDestroy(ctx);
-        return fail(msg);
-      }
       double tol = o.tolerance > 0 ? o.tolerance
                                    : tshapeRtCheckTolerance(d.dtype, d.k);
-      if (o.check && rel > tol) {
-        tshapeRtDestroy(ctx);
+      if (st != TSHAPE_RT_OK) {
+        error = tshapeRtStatusString(st) + std::string(": ") +
+                tshapeRtLastError(ctx);
+      } else if (o.check && rel > tol) {
         char buf[160];
         std::snprintf(buf, sizeof(buf),
-                      "check failed: error %.2e > %s tolerance "
-                      "%.1e",
-                      rel, r.dtype.c_str(), tol);
-        return fail(where + buf);
+                      "check failed: error %.2e > %s tolerance %.1e", rel,
+                      r.dtype.c_str(), tol);
+        error = buf;
       }
-      it = done.emplace(key, std::make_pair(res, rel)).first;
-      ++timed;
+      std::optional<std::pair<tshapeRtGemmResult, double>> result;
+      if (error.empty()) {
+        result = std::make_pair(res, rel);
+        ++timed;
+      } else {
+        fail(where + error);
+        ++failed;
+      }
+      it = done.emplace(key, result).first;
     }
-    const tshapeRtGemmResult &res = it->second.first;
+    if (!it->second)
+      continue;
+    const tshapeRtGemmResult &res = it->second->first;
     char buf[512];
     std::snprintf(buf, sizeof(buf),
                   "%lld,%lld,%lld,%lld,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,"
@@ -287,22 +311,19 @@ int main(int argc, char **argv) {
                   res.medianUs, res.minUs, res.maxUs, res.tflops, res.algoId,
                   res.tileId, res.tileM, res.tileN, double(res.wavesCount));
     csv << buf;
-    if (it->second.second >= 0) {
-      std::snprintf(buf, sizeof(buf), "%.3e", it->second.second);
+    if (it->second->second >= 0) {
+      std::snprintf(buf, sizeof(buf), "%.3e", it->second->second);
       csv << buf;
     }
-    csv << "\n";
+    csv << "\n" << std::flush;
   }
   std::cerr << kTool << ": " << rows.size() << " GEMMs (" << timed
-            << " distinct shapes timed) on " << tshapeRtDeviceName(ctx)
-            << "\n";
+            << " distinct shapes timed";
+  if (failed)
+    std::cerr << ", " << failed << " failed and left out";
+  std::cerr << ") on " << tshapeRtDeviceName(ctx) << "\n";
   tshapeRtDestroy(ctx);
-  if (o.output == "-") {
-    std::cout << csv.str();
-    return 0;
-  }
-  std::ofstream out(o.output);
-  if (!(out << csv.str()))
+  if (!csv)
     return fail("cannot write '" + o.output + "'");
-  return 0;
+  return failed ? 1 : 0;
 }
