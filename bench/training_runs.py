@@ -16,9 +16,9 @@ run's pipeline does not divide where Bridge's layout is not in the data:
 DeepSeek-V3's explicit layout strings). Activation CPU offload is priced
 (--offload-layers), and the models whose Megatron-Bridge recipe counts the
 embedding and the loss in the pipeline split are run so (PIPELINE_SPLIT).
-Approximations a priced run carries are named in its notes: recompute
-modules tshape has no form for are priced as no recompute, CUDA graphs and
-the MoE dispatcher's kind are not modelled.
+Recompute modules are priced as the run names them (--recompute-modules).
+Approximations a priced run carries are named in its notes: CUDA graphs
+and the MoE dispatcher's kind are not modelled.
 
 The split: a run is in the held-out part when a hash of its plan (model,
 system, precision, GPUs, degrees, batch, sequence) is odd, so that the same
@@ -72,9 +72,6 @@ PRECISION = {"BF16": [], "FP8-CS": ["--precision=fp8"],
 # llama3.py:1218-1228 for Llama 3.1 405B; recipes/qwen/h100/qwen3_moe.py:
 # 248-262 for Qwen3-235B-A22B). A plan fact, not a fitted one.
 PIPELINE_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
-# Recompute modules with a tshape form: the attention core alone is
-# tshape's selective recompute (Korthikanti et al.).
-SELECTIVE = {"core_attn"}
 GOAL_EACH, GOAL_MEAN = 15.0, 8.0
 
 
@@ -106,15 +103,12 @@ def plan_of(case):
     etp = case["etp"]
     moe = MODELS[case["model"]][2] == "moe"
     notes = []
-    recompute = "none"
+    recompute = ["--recompute=none"]
     rc = case.get("recompute")
     if rc and rc.get("modules"):
-        mods = set(rc["modules"])
-        if mods == SELECTIVE:
-            recompute = "selective"
-        else:
-            notes.append("recompute " + "+".join(sorted(mods)) +
-                         " priced as none")
+        # Megatron-LM's selective recompute with these modules
+        # (--recompute-modules): tshape-plan takes the same names.
+        recompute = ["--recompute-modules=" + ",".join(rc["modules"])]
     if case.get("cuda_graph"):
         notes.append("CUDA graphs not modelled")
     if moe and case.get("moe_dispatcher"):
@@ -123,7 +117,7 @@ def plan_of(case):
             f"--gpus={case['gpus']}", f"--tp={tp}", f"--pp={pp}",
             f"--cp={cp}", f"--microbatch={case['mbs']}",
             f"--global-batch={case['gbs']}", f"--seq={case['seq']}",
-            f"--recompute={recompute}",
+            *recompute,
             "--sharding=" + ("fsdp" if case["fsdp"] else
                              "distributed-optimizer")]
     if moe:
@@ -369,8 +363,7 @@ def update_doc(tables, data):
                "come, judged on the held-out part.",
                "- **Not expressible** runs are listed with the first reason "
                "found; approximations of a priced run are in its notes "
-               "(recompute modules tshape has no form for are priced as "
-               "none; a run that does not fit tshape's memory model is "
+               "(a run that does not fit tshape's memory model is "
                "priced all the same and says so; CUDA graphs and the "
                "dispatcher kind are not "
                "modelled).",

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestModels.h"
+
 #include "tshape/Cost/Memory.h"
 #include "tshape/Cost/MoeLayer.h"
 #include "tshape/Cost/PredictKernel.h"
@@ -45,22 +47,7 @@ GpuTarget capTarget() {
 
 /// One MoE layer on one rank: b = 1, s tokens, E gated experts of inner
 /// f, top-k, hidden h; no attention GEMMs of interest.
-model::ModelConfig moeLayer(int64_t s, int64_t h, int64_t e, int64_t k,
-                            int64_t f) {
-  model::ModelConfig c;
-  c.microbatch = 1;
-  c.seq = s;
-  c.hidden = h;
-  c.vocab = 32000;
-  c.layers = 1;
-  c.attention.heads = 32;
-  c.attention.kvHeads = 8;
-  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Moe};
-  c.moe.experts = e;
-  c.moe.topk = k;
-  c.moe.inner = f;
-  return c;
-}
+using testmodels::moeLayer;
 
 GemmProblem fp8(int64_t m, int64_t k, Quantize q, bool transpose = false) {
   GemmProblem p;
@@ -473,25 +460,27 @@ TEST(MoeLayer, ActivationMemory) {
   model::ModelConfig c = moeLayer(4096, 4096, 8, 2, 14336);
   TrainingPlan plan;
   plan.recompute = Recompute::Selective;
-  // MoE block: input and dropout 3 s b h = 50,331,648; router logits in
-  // fp32 4 s b E = 131,072; 8,192 routed copies (4096 per expert) x
-  // (2 x 4096 + 6 x 14336 + 2 x 4096 = 102,400) = 838,860,800. Sum
-  // 889,323,520.
+  // MoE block: input and dropout 3 s b h = 50,331,648 and the pre-MLP
+  // norm's output (the router's saved input) 2 s b h = 33,554,432; router
+  // logits in fp32 4 s b E = 131,072; 8,192 routed copies (4096 per
+  // expert) x (2 x 4096 + 6 x 14336 + 2 x 4096 = 102,400) = 838,860,800.
+  // Sum 922,877,952.
   EXPECT_DOUBLE_EQ(model::moeActivations(c, activationPlan(plan)),
-                   889323520.0);
+                   922877952.0);
   // The layer: 34 s b h = 570,425,344, less the dense MLP's 19 s b h =
-  // 318,767,104, plus the MoE block: 1,140,981,760.
-  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1140981760.0);
+  // 318,767,104, plus the MoE block: 1,174,536,192.
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1174536192.0);
   // FP8 training (docs/memory.md#fp8-training): the grouped GEMMs' inputs,
   // the permuted copy (h) and the activation's output (f_e), are saved at
   // 1 byte: 8,192 x (4096 + 4 x 14336 + 14336 + 2 x 4096 = 83,968) =
-  // 687,865,856, + 50,331,648 + 131,072 = 738,328,576. The layer: the
-  // dense 28 s b h (6 + 2 + 16 + 4) = 469,762,048, less the MLP's 14 s b h
-  // (1 + 1 + 8 + 4) = 234,881,024, plus the block: 973,209,600.
+  // 687,865,856, + 83,886,080 + 131,072 = 771,883,008 (the router's input
+  // stays 16-bit). The layer: the dense 28 s b h (6 + 2 + 16 + 4) =
+  // 469,762,048, less the MLP's 14 s b h (1 + 1 + 8 + 4) = 234,881,024,
+  // plus the block: 1,006,764,032.
   plan.precision = Precision::FP8;
   EXPECT_DOUBLE_EQ(model::moeActivations(c, activationPlan(plan)),
-                   738328576.0);
-  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 973209600.0);
+                   771883008.0);
+  EXPECT_DOUBLE_EQ(layerActivationBytes(c, plan), 1006764032.0);
   plan.precision.reset();
   // A dense layer keeps Korthikanti's 34 s b h.
   c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Mlp};

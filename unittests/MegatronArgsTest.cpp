@@ -192,6 +192,27 @@ TEST(MegatronArgs, EachRuleBrokenAndKept) {
       {"R4", "--recompute-granularity full",
        "--recompute-granularity full --recompute-method uniform "
        "--recompute-num-layers 1"},
+      {"R5", "--recompute-granularity selective --recompute-modules attn",
+       "--recompute-granularity selective --recompute-modules core_attn"},
+      {"R6", "--recompute-granularity selective --recompute-modules moe_act",
+       "--recompute-granularity selective --recompute-modules moe_act "
+       "--moe-grouped-gemm"},
+      {"R7",
+       "--recompute-granularity selective --recompute-modules mla_up_proj",
+       "--recompute-granularity selective --recompute-modules mla_up_proj "
+       "--multi-latent-attention"},
+      {"R8",
+       "--recompute-granularity selective --recompute-modules shared_experts "
+       "--moe-shared-expert-intermediate-size 1024 "
+       "--moe-shared-expert-overlap",
+       "--recompute-granularity selective --recompute-modules shared_experts "
+       "--moe-shared-expert-intermediate-size 1024"},
+      // --fp8-recipe defaults to delayed.
+      {"R9",
+       "--fp8-format e4m3 --recompute-granularity selective "
+       "--recompute-modules layernorm",
+       "--fp8-format e4m3 --fp8-recipe tensorwise --recompute-granularity "
+       "selective --recompute-modules layernorm"},
       {"RP4", "--rope-type yarn", "--rope-type rope"},
       {"ML1", "--multi-latent-attention --group-query-attention "
               "--num-query-groups 16",
@@ -315,6 +336,15 @@ std::vector<PlanKind> planKinds() {
   });
   add("fp8", {1, 1, 8, 1, 1},
       [](cost::TrainingPlan &p) { p.precision = Precision::FP8; });
+  // Megatron-Bridge's MoE recipes: layernorm and moe_act recomputed, in
+  // FP8 (R6: grouped GEMMs; R9: not the delayed recipe).
+  add("ep-recompute-modules", {1, 1, 8, 2, 1}, [](cost::TrainingPlan &p) {
+    p.recompute = Recompute::Selective;
+    p.recomputeModules =
+        model::RecomputeModules(model::RecomputeModule::LayerNorm) |
+        model::RecomputeModules(model::RecomputeModule::MoeAct);
+    p.precision = Precision::FP8;
+  });
   // Uneven stages: the first of pp 2 holds one layer more than half
   // (set per model below).
   add("uneven", {1, 2, 4, 1, 1}, [](cost::TrainingPlan &) {});
@@ -370,7 +400,7 @@ TEST(MegatronArgs, EveryFamilyUnderEveryPlanKind) {
     EXPECT_GE(ok, 1) << file;
     launched += ok;
   }
-  // 37 decoders: every one under most of the 8 kinds.
+  // 37 decoders: every one under most of the 9 kinds.
   std::printf("Megatron-LM launches checked: %d of %zu families under %zu "
               "plan kinds\n",
               launched, files.size() - 1, planKinds().size());

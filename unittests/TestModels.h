@@ -61,6 +61,26 @@ inline model::ModelConfig fusedAttentionModel(int64_t heads, int64_t kvHeads,
   return c;
 }
 
+/// One attention + MoE layer (32 heads, 8 kv heads, vocab 32000) at
+/// sequence `s`, hidden `h`, `e` experts, top-`k`, expert width `f`, b = 1,
+/// t = 1: Mixtral's layer at (4096, 4096, 8, 2, 14336).
+inline model::ModelConfig moeLayer(int64_t s, int64_t h, int64_t e, int64_t k,
+                                   int64_t f) {
+  model::ModelConfig c;
+  c.microbatch = 1;
+  c.seq = s;
+  c.hidden = h;
+  c.vocab = 32000;
+  c.layers = 1;
+  c.attention.heads = 32;
+  c.attention.kvHeads = 8;
+  c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Moe};
+  c.moe.experts = e;
+  c.moe.topk = k;
+  c.moe.inner = f;
+  return c;
+}
+
 } // namespace tshape::testmodels
 
 #endif // TSHAPE_UNITTESTS_TESTMODELS_H

@@ -189,6 +189,8 @@ PlanSpace tshape::advise::narrowSpace(PlanSpace space,
   one(space.microbatch, fixed.microbatch);
   one(space.virtualStages, fixed.virtualStages);
   one(space.recompute, fixed.recompute);
+  if (fixed.recomputeModules)
+    space.selectiveModules = *fixed.recomputeModules;
   one(space.sequenceParallel, fixed.sequenceParallel);
   one(space.sharding, fixed.sharding);
   return space;

@@ -112,7 +112,8 @@ std::string PlanCandidate::describe() const {
   s += " b=" + n(getParam(config, Param::Microbatch));
   if (plan.virtualStages != 1)
     s += " v=" + n(plan.virtualStages);
-  s += std::string(", recompute ") + cost::recomputeName(plan.recompute);
+  s += ", recompute " +
+       cost::recomputeText(plan.recompute, plan.selectiveModules());
   if (plan.sequenceParallel)
     s += ", sequence parallel";
   if (plan.sharding != StateSharding::None)
@@ -322,6 +323,7 @@ private:
     }
     case 6:
       plan.recompute = space.recompute[i];
+      plan.recomputeModules = space.selectiveModules;
       return true;
     case 7:
       plan.sequenceParallel = space.sequenceParallel[i];

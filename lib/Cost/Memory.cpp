@@ -117,6 +117,21 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   if (plan.loraRank < 0)
     return "the LoRA rank must be positive (0: full training), got " +
            std::to_string(plan.loraRank);
+  if (plan.recompute == Recompute::Selective) {
+    // Megatron Core rejects these (transformer_config.py:1964, 1969).
+    using model::RecomputeModule;
+    const model::RecomputeModules m = plan.recomputeModules;
+    if (m == 0)
+      return "selective recompute needs at least one module (core_attn, "
+             "the attention core, by default)";
+    if (model::recomputes(m, RecomputeModule::MoeAct) && c.moe.experts == 0)
+      return "recompute module moe_act needs routed experts (Megatron-LM "
+             "supports it with --moe-grouped-gemm only); this model has none";
+    if (model::recomputes(m, RecomputeModule::MlaUpProj) &&
+        c.mla.kvLoraRank == 0)
+      return "recompute module mla_up_proj needs multi-latent attention; "
+             "this model has none";
+  }
   if (plan.offloadLayers < 0 || plan.offloadLayers >= layers / p)
     return "offloaded layers must be in [0, " + std::to_string(layers / p) +
            ") (the layers of a stage, one kept on the GPU), got " +
@@ -250,7 +265,7 @@ double tshape::cost::savedLinearInputBytes(std::optional<Precision> precision) {
 model::ActivationPlan tshape::cost::activationPlan(const TrainingPlan &plan) {
   model::ActivationPlan a;
   a.sequenceParallel = plan.sequenceParallel;
-  a.recomputeCore = plan.recompute == Recompute::Selective;
+  a.recompute = plan.selectiveModules();
   a.linearInputBytes = savedLinearInputBytes(plan.precision);
   return a;
 }

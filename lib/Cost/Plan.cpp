@@ -30,6 +30,14 @@ const char *tshape::cost::recomputeName(Recompute r) {
   return "?";
 }
 
+std::string tshape::cost::recomputeText(Recompute r,
+                                        model::RecomputeModules modules) {
+  if (r != Recompute::Selective ||
+      modules == model::RecomputeModules(model::RecomputeModule::CoreAttn))
+    return recomputeName(r);
+  return "selective (" + model::recomputeModulesText(modules, ", ") + ")";
+}
+
 const char *tshape::cost::shardingName(StateSharding s) {
   switch (s) {
   case StateSharding::None:

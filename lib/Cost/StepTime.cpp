@@ -14,6 +14,7 @@
 #include "tshape/Cost/PredictKernel.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace tshape;
 using namespace tshape::cost;
@@ -136,9 +137,15 @@ struct LayerTime {
   /// does not run).
   double weightGrad = 0;
   double coreForward = 0, coreBackward = 0; ///< the attention core's share
+  /// Of the forward, the kernels a selective recompute module runs again,
+  /// by the set of modules whose recompute reruns them
+  /// (RoleInfo::recomputedBy: the core's under core_attn, the shared
+  /// experts' under moe or shared_experts).
+  std::array<double, model::kRecomputeSets> rerunForward{};
   /// The expert-parallel all-to-alls (a MoE layer at ep > 1): how many per
-  /// layer (forward and backward, the mean layer's) and their bytes.
-  double allToAlls = 0, allToAllBytes = 0;
+  /// layer (forward and backward, the mean layer's; of them the forward's,
+  /// which the moe recompute module runs again) and their bytes.
+  double allToAlls = 0, forwardAllToAlls = 0, allToAllBytes = 0;
   /// Key and value elements per token of this rank that the context-
   /// parallel ring exchanges: kv_heads/t x (key head dim + value head dim)
   /// of the layer's attention kernel, as the kernel states them (plain
@@ -168,7 +175,10 @@ std::optional<LayerTime> layerTime(const ModelConfig &c,
     mean.weightGrad += w * t->weightGrad;
     mean.coreForward += w * t->coreForward;
     mean.coreBackward += w * t->coreBackward;
+    for (int set = 1; set < model::kRecomputeSets; ++set)
+      mean.rerunForward[set] += w * t->rerunForward[set];
     mean.allToAlls += w * t->allToAlls;
+    mean.forwardAllToAlls += w * t->forwardAllToAlls;
     mean.kvExchangePerToken += w * t->kvExchangePerToken;
     mean.allToAllBytes = std::max(mean.allToAllBytes, t->allToAllBytes);
   }
@@ -209,6 +219,8 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       continue;
     if (const model::CollectiveSpec *a = k.collective()) {
       t.allToAlls += 1;
+      if (!k.backward())
+        t.forwardAllToAlls += 1;
       t.allToAllBytes = double(a->bytes.value);
       continue;
     }
@@ -232,6 +244,8 @@ std::optional<LayerTime> layerTimeOf(const ModelConfig &c,
       t.forward += sec;
       if (core)
         t.coreForward += sec;
+      if (model::RecomputeModules by = model::roleInfo(k.role()).recomputedBy)
+        t.rerunForward[by] += sec;
     } else {
       t.backward += sec;
       if (core)
@@ -346,7 +360,10 @@ rankTimes(const ModelConfig &c, const target::GpuTarget &target,
 /// the attention is not fused, the softmax and dropout on the scores.
 struct ElementwiseBytes {
   double forward = 0;
-  double core = 0; ///< the attention core's (unfused only)
+  /// What each set of selective recompute modules runs again
+  /// (ElementwiseTraffic::recomputed; the layernorm module the norms that
+  /// are modules of their own).
+  std::array<double, model::kRecomputeSets> rerun{};
 };
 
 ElementwiseBytes elementwiseBytesOf(const ModelConfig &c, bool sp);
@@ -358,7 +375,8 @@ ElementwiseBytes elementwiseBytes(const ModelConfig &c, bool sp) {
   for (const auto &[lc, n] : model::layerGroups(c)) {
     ElementwiseBytes b = elementwiseBytesOf(lc, sp);
     mean.forward += double(n) / layers * b.forward;
-    mean.core += double(n) / layers * b.core;
+    for (int set = 1; set < model::kRecomputeSets; ++set)
+      mean.rerun[set] += double(n) / layers * b.rerun[set];
   }
   return mean;
 }
@@ -379,11 +397,17 @@ ElementwiseBytes elementwiseBytesOf(const ModelConfig &c, bool sp) {
   // Each block's own (BlockInfo::elementwise): an MLP's activation, an
   // MoE block's experts' activations and permutation, an unfused
   // attention core's softmax and dropout.
+  // The layernorm module reruns a norm: read x, write y, 2 elements per
+  // token and hidden unit, split like the sub-layer norm above.
+  const double normBytes = tokens * 2 * e * h / (sp ? t : 1.0);
   for (model::BlockKind k : c.layerBlocks)
     if (auto f = model::blockInfo(k).elementwise) {
       const model::ElementwiseTraffic own = f(c);
       b.forward += own.forward;
-      b.core += own.core;
+      for (const model::ElementwiseTraffic::Part &p : own.recomputed)
+        b.rerun[p.by] += p.bytes;
+      b.rerun[model::RecomputeModules(model::RecomputeModule::LayerNorm)] +=
+          own.separateNorms * normBytes;
     }
   return b;
 }
@@ -508,8 +532,13 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     recomputeKernels = lt->forward;
     recomputeBytes = eb.forward;
   } else if (plan.recompute == Recompute::Selective) {
-    recomputeKernels = lt->coreForward;
-    recomputeBytes = eb.core;
+    // Every kernel and elementwise pass one of the plan's modules reruns,
+    // once (a shared expert's under moe and shared_experts alike).
+    for (int set = 1; set < model::kRecomputeSets; ++set)
+      if (set & plan.recomputeModules) {
+        recomputeKernels += lt->rerunForward[set];
+        recomputeBytes += eb.rerun[set];
+      }
   }
   // Forward once, backward about twice the bytes (read the output's
   // gradient and the saved input, write the input's gradient).
@@ -539,11 +568,16 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   // Expert parallelism: each MoE layer's dispatch and combine all-to-alls
   // (and their gradients) among the ep ranks of one expert group, t apart;
   // exposed, a line of its own.
+  // Full recompute and the moe recompute module run the forward's again.
   double layerEp = 0;
-  if (par.ep > 1 && lt->allToAlls > 0)
-    layerEp = lt->allToAlls *
+  if (par.ep > 1 && lt->allToAlls > 0) {
+    const bool rerun =
+        plan.recompute == Recompute::Full ||
+        model::recomputes(plan.selectiveModules(), model::RecomputeModule::Moe);
+    layerEp = (lt->allToAlls + (rerun ? lt->forwardAllToAlls : 0)) *
               price.collective(CollectiveOp::AllToAll, lt->allToAllBytes,
                                par.ep, placeGroup(par.ep, t, cluster));
+  }
 
   // Context parallelism: a ring of cp - 1 exchanges of this rank's K and V
   // (b s/cp tokens of the attention kernel's kv_heads/t x (d_k + d_v)

@@ -765,6 +765,12 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   case cost::Recompute::Selective:
     // Megatron-LM rejects a recompute method with selective granularity.
     line.flag("--recompute-granularity selective");
+    // Its modules default to the attention core alone
+    // (transformer_config.py:1941).
+    if (plan.recomputeModules !=
+        model::RecomputeModules(model::RecomputeModule::CoreAttn))
+      line.flag("--recompute-modules " +
+                model::recomputeModulesText(plan.recomputeModules, " "));
     break;
   case cost::Recompute::Full:
     // Every layer's input kept and the layer recomputed (Korthikanti et

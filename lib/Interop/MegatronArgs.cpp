@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tshape;
@@ -589,6 +590,46 @@ tshape::validateMegatronArguments(llvm::StringRef line,
     fail("R4", "transformer_config.py:1913",
          "full recompute needs --recompute-method and "
          "--recompute-num-layers");
+  // Selective recompute's modules (TC __post_init__, 1940-2011), read
+  // only at selective granularity; the default is core_attn.
+  if (granularity == "selective") {
+    const auto it = a.flags.find("--recompute-modules");
+    const std::vector<std::string> none;
+    const std::vector<std::string> &modules =
+        it == a.flags.end() ? none : it->second;
+    auto has = [&](const char *m) {
+      return std::find(modules.begin(), modules.end(), m) != modules.end();
+    };
+    static const char *const kAllowed[] = {
+        "core_attn",   "moe_act", "layernorm",   "mla_up_proj",
+        "mlp",         "moe",     "shared_experts", "gdn_norm_out",
+        "gdp_in_proj", "gdp_qkv", "mhc"};
+    for (const std::string &m : modules)
+      if (std::find_if(std::begin(kAllowed), std::end(kAllowed),
+                       [&](const char *x) { return m == x; }) ==
+          std::end(kAllowed))
+        fail("R5", "transformer_config.py:1959",
+             "unknown recompute module '" + m + "'");
+    if (has("moe_act") && !s.on("--moe-grouped-gemm"))
+      fail("R6", "transformer_config.py:1964",
+           "recompute module moe_act needs --moe-grouped-gemm");
+    if (has("mla_up_proj") && !mla)
+      fail("R7", "transformer_config.py:1969",
+           "recompute module mla_up_proj needs --multi-latent-attention");
+    if (has("shared_experts") &&
+        s.on("--moe-shared-expert-intermediate-size") &&
+        s.on("--moe-shared-expert-overlap"))
+      fail("R8", "transformer_config.py:1991",
+           "recompute module shared_experts cannot work with "
+           "--moe-shared-expert-overlap");
+    // --fp8-recipe defaults to delayed (transformer_config.py:594).
+    if (s.on("--fp8-format") && (has("moe_act") || has("layernorm")) &&
+        (!s.on("--fp8-recipe") || a.text("--fp8-recipe") == "delayed"))
+      fail("R9", "transformer_config.py:2001",
+           "delayed FP8 scaling does not support the moe_act and layernorm "
+           "recompute modules: use another --fp8-recipe (tensorwise, "
+           "mxfp8, blockwise)");
+  }
 
   // Positions, MLA, MTP.
   if (s.on("--rope-type") && !mla && a.text("--rope-type") != "rope")

@@ -112,6 +112,7 @@ tshape::report::buildAdviseReport(const model::ModelConfig &config,
     plan.microbatches = c.parallel.pp;
     plan.setVirtualStages(options.virtualStages);
     plan.recompute = options.recompute;
+    plan.recomputeModules = options.recomputeModules;
     plan.sequenceParallel = options.sequenceParallel;
     plan.bytes = stateBytes(c.dtype);
     plan.precision = run.precision;

@@ -47,7 +47,10 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
   std::optional<MegatronLaunch> launch =
       megatronLaunch(config, originalVocab, plan, &error);
   if (!launch) {
-    error = "Megatron-LM would reject this plan: " + error;
+    // The command check says so itself ("Megatron-LM would reject the
+    // command: rule ..."); the writer's own refusals do not.
+    if (error.rfind("Megatron-LM", 0) != 0)
+      error = "Megatron-LM would reject this plan: " + error;
     return std::nullopt;
   }
   // Megatron-LM turns sequence parallelism off at tp 1: price what it runs.
@@ -144,7 +147,8 @@ std::string planLine(const PlanReport &r) {
       s += (i ? "+" : "") + std::to_string(layers[i]);
     s += " layers";
   }
-  s += ", recompute " + std::string(cost::recomputeName(r.plan.recompute));
+  s += ", recompute " + cost::recomputeText(r.plan.recompute,
+                                             r.plan.selectiveModules());
   if (r.plan.embeddingInSplit || r.plan.lossInSplit)
     s += std::string(", the ") +
          (r.plan.embeddingInSplit && r.plan.lossInSplit ? "embedding and loss"
@@ -206,6 +210,13 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("virtual_stages", plan.virtualStages);
     j.attribute("schedule", cost::scheduleName(plan.schedule));
     j.attribute("recompute", cost::recomputeName(plan.recompute));
+    // Selective recompute's modules (Megatron-LM's --recompute-modules);
+    // empty under none and full.
+    j.attributeArray("recompute_modules", [&] {
+      for (model::RecomputeModule m :
+           model::recomputeModuleList(plan.selectiveModules()))
+        j.value(model::recomputeModuleName(m));
+    });
     j.attribute("offload_layers", plan.offloadLayers);
     j.attribute("lora_rank", plan.loraRank);
     j.attribute("embedding_in_split", plan.embeddingInSplit);

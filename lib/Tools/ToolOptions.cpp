@@ -23,3 +23,26 @@ void tshape::showOnlyOwnOptions(
       opt->setHiddenFlag(llvm::cl::Hidden);
   }
 }
+
+std::string tshape::resolveRecompute(
+    const llvm::cl::opt<cost::Recompute> &recompute,
+    const llvm::cl::opt<std::string> &modules, cost::Recompute &outRecompute,
+    model::RecomputeModules &outModules) {
+  outRecompute = recompute;
+  outModules = model::RecomputeModules(model::RecomputeModule::CoreAttn);
+  if (modules.getNumOccurrences() == 0)
+    return "";
+  std::string error;
+  std::optional<model::RecomputeModules> parsed =
+      model::parseRecomputeModules(modules, error);
+  if (!parsed)
+    return "--recompute-modules: " + error;
+  if (recompute.getNumOccurrences() > 0 &&
+      recompute != cost::Recompute::Selective)
+    return std::string("--recompute-modules needs --recompute=selective, "
+                       "got --recompute=") +
+           cost::recomputeName(recompute);
+  outRecompute = cost::Recompute::Selective;
+  outModules = *parsed;
+  return "";
+}

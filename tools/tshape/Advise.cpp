@@ -64,6 +64,10 @@ cl::opt<cost::Recompute> recompute(
              "none)"),
     tshape::recomputeValues(), cl::init(cost::Recompute::None), cl::sub(cmd),
     cl::cat(cat));
+cl::opt<std::string> recomputeModules("recompute-modules",
+                                      cl::desc(tshape::kRecomputeModulesHelp),
+                                      cl::value_desc("list"), cl::sub(cmd),
+                                      cl::cat(cat));
 cl::opt<bool> sequenceParallel(
     "sequence-parallel",
     cl::desc("sequence parallelism with tensor parallelism in the --cluster "
@@ -179,6 +183,7 @@ int tshape::driver::runAdvise() {
         static_cast<const cl::Option *>(&cp),
         static_cast<const cl::Option *>(&vp),
         static_cast<const cl::Option *>(&recompute),
+        static_cast<const cl::Option *>(&recomputeModules),
         static_cast<const cl::Option *>(&sequenceParallel)})
     if (given(*o) && ((clusterName.empty() && clusterFile.empty()) ||
                       phase != model::Phase::Train))
@@ -271,7 +276,11 @@ int tshape::driver::runAdvise() {
   options.target = *target;
   options.run = run->first;
   options.paramTolerance = paramTolerance;
-  options.recompute = recompute;
+  if (std::string bad =
+          resolveRecompute(recompute, recomputeModules, options.recompute,
+                           options.recomputeModules);
+      !bad.empty())
+    return fail(bad);
   options.sequenceParallel = sequenceParallel;
   options.virtualStages = vp;
   options.originalVocab = vocab;

@@ -59,6 +59,8 @@ hardwareChoices(const std::vector<std::string> &clusters,
 struct FixedPlanChoices {
   std::optional<int64_t> tp, pp, cp, ep, microbatch, virtualStages;
   std::optional<cost::Recompute> recompute;
+  /// Selective recompute's modules (the recompute is then selective).
+  std::optional<model::RecomputeModules> recomputeModules;
   std::optional<bool> sequenceParallel;
   std::optional<cost::StateSharding> sharding;
 };

@@ -34,6 +34,10 @@ struct PlanSpace {
   int64_t globalBatch = 0; ///< sequences per step
   std::vector<int64_t> tp, pp, cp, ep, microbatch, virtualStages;
   std::vector<cost::Recompute> recompute;
+  /// The modules a selective-recompute candidate recomputes (the attention
+  /// core by default; --recompute-modules fixes others).
+  model::RecomputeModules selectiveModules =
+      model::RecomputeModules(model::RecomputeModule::CoreAttn);
   std::vector<bool> sequenceParallel;
   std::vector<cost::StateSharding> sharding;
 

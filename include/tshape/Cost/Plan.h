@@ -15,6 +15,7 @@
 #ifndef TSHAPE_COST_PLAN_H
 #define TSHAPE_COST_PLAN_H
 
+#include "tshape/Model/Recompute.h"
 #include "tshape/Model/Transformer.h"
 
 #include <cstdint>
@@ -37,6 +38,9 @@ enum class StateSharding { None, DistributedOptimizer, Fsdp };
 
 const char *scheduleName(PipelineSchedule s);
 const char *recomputeName(Recompute r);
+/// The plan's recompute as reports say it: "none", "full", "selective"
+/// (the attention core) or "selective (layernorm, moe_act)".
+std::string recomputeText(Recompute r, model::RecomputeModules modules);
 const char *shardingName(StateSharding s);
 
 /// Bytes per parameter of each kind of training state. The default is
@@ -64,6 +68,15 @@ struct TrainingPlan {
   /// m: microbatches per step on one pipeline (global batch / (b d)).
   int64_t microbatches = 1;
   Recompute recompute = Recompute::None;
+  /// Under selective recompute, the modules it recomputes (Megatron-LM's
+  /// --recompute-modules, Model/Recompute.h); its default, the attention
+  /// core, is Korthikanti et al.'s selective recompute.
+  model::RecomputeModules recomputeModules =
+      model::RecomputeModules(model::RecomputeModule::CoreAttn);
+  /// The selective recompute's modules, 0 under none or full.
+  model::RecomputeModules selectiveModules() const {
+    return recompute == Recompute::Selective ? recomputeModules : 0;
+  }
   /// Uneven pipeline stages (Megatron-LM's
   /// --decoder-first-pipeline-num-layers and --decoder-last-...): the
   /// decoder layers of the first and of the last stage, the others

@@ -13,6 +13,7 @@
 #define TSHAPE_MODEL_GEMM_H
 
 #include "tshape/Model/DimExpr.h"
+#include "tshape/Model/Recompute.h"
 
 #include <optional>
 #include <string>
@@ -95,6 +96,12 @@ struct RoleInfo {
   /// absorbed MLA's per-head products unquantized). Every other weight GEMM
   /// runs at the run's precision (quantized).
   bool keepsModelType = false;
+  /// The selective recompute modules whose recompute runs this role's
+  /// forward kernels again (Recompute.h): the attention core's under
+  /// core_attn, the dense MLP's under mlp, the routed experts' and the
+  /// router under moe, the shared experts' under moe or shared_experts,
+  /// MLA's up projections under mla_up_proj.
+  RecomputeModules recomputedBy = 0;
   /// Whether a GEMM of this role runs at a low-precision run's precision.
   bool quantized() const { return weight && !keepsModelType; }
 };

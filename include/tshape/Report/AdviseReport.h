@@ -44,6 +44,9 @@ struct AdviseOptions {
   /// absent: one GPU's kernels.
   std::optional<cost::Cluster> cluster;
   cost::Recompute recompute = cost::Recompute::None;
+  /// Selective recompute's modules (--recompute-modules).
+  model::RecomputeModules recomputeModules =
+      model::RecomputeModules(model::RecomputeModule::CoreAttn);
   bool sequenceParallel = false;
   /// v: model chunks per pipeline rank (above 1: the interleaved
   /// schedule; its pp microbatches are a multiple of pp, as it needs).

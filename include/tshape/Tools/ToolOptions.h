@@ -44,6 +44,22 @@ inline llvm::cl::ValuesClass recomputeValues() {
       clEnumValN(cost::Recompute::Full, "full", "every layer"));
 }
 
+/// The help text of --recompute-modules (tshape-plan, tshape advise).
+inline constexpr const char *kRecomputeModulesHelp =
+    "selective recompute's modules, comma-separated, as Megatron-LM's "
+    "--recompute-modules names them: core_attn (the default), moe_act, "
+    "layernorm, mla_up_proj, mlp, moe, shared_experts; implies "
+    "--recompute=selective";
+
+/// The training plan's recompute from --recompute and --recompute-modules:
+/// the modules, when given, are parsed and make the recompute selective;
+/// an error (unknown module, --recompute other than selective) is the
+/// message, else empty.
+std::string resolveRecompute(const llvm::cl::opt<cost::Recompute> &recompute,
+                             const llvm::cl::opt<std::string> &modules,
+                             cost::Recompute &outRecompute,
+                             model::RecomputeModules &outModules);
+
 } // namespace tshape
 
 #endif // TSHAPE_TOOLS_TOOLOPTIONS_H

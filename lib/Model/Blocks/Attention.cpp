@@ -124,7 +124,8 @@ double tshape::model::attentionActivations(const ModelConfig &c,
   // 5 a s^2 b / t. The sequence on one GPU is s / cp (rankSeq).
   const TrainingSizes z = trainingSizes(c);
   const double a = double(getParam(c, Param::Heads));
-  const double core = !plan.recomputeCore && !c.attention.fused
+  const double core =
+      !plan.recomputes(RecomputeModule::CoreAttn) && !c.attention.fused
                           ? 5 * a * z.s * z.s * z.b / z.t
                           : 0;
   return z.subLayerBytes(5 + plan.linearInputBytes, 8,
@@ -142,7 +143,7 @@ ElementwiseTraffic tshape::model::attentionElementwise(const ModelConfig &c) {
   const TrainingSizes z = trainingSizes(c);
   const double s = double(getParam(c, Param::Seq));
   const double a = double(getParam(c, Param::Heads));
-  out.core = (a / z.t) * z.tokens * s * (4 * z.e + 1);
-  out.forward = out.core;
+  out.forward = (a / z.t) * z.tokens * s * (4 * z.e + 1);
+  out.rerunBy(RecomputeModules(RecomputeModule::CoreAttn), out.forward);
   return out;
 }

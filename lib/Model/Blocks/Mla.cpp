@@ -301,3 +301,27 @@ std::optional<RuleViolation> tshape::model::mlaCheck(const ModelConfig &c) {
                      ", give it a positive value"};
   return std::nullopt;
 }
+
+double tshape::model::mlaActivations(const ModelConfig &c,
+                                     const ActivationPlan &plan) {
+  // The attention sub-layer's terms at MLA's heads (attentionActivations).
+  // MLA's input norm is a module of its own (gpt_layer_specs.py:295, the
+  // down projections are plain linear layers): the layernorm module
+  // discards its output, the down projections' saved input (i s b h,
+  // unsplit by tp). mla_up_proj discards the up projections' and RoPE's
+  // outputs, the core's Q, K and V (6 s b h of the 8 split by tp) and
+  // recomputes them from the latents.
+  const TrainingSizes z = trainingSizes(c);
+  double bytes = attentionActivations(c, plan);
+  if (plan.recomputes(RecomputeModule::LayerNorm))
+    bytes -= z.subLayerBytes(plan.linearInputBytes, 0, plan.sequenceParallel);
+  if (plan.recomputes(RecomputeModule::MlaUpProj))
+    bytes -= z.subLayerBytes(0, 6, plan.sequenceParallel);
+  return bytes;
+}
+
+ElementwiseTraffic tshape::model::mlaElementwise(const ModelConfig &c) {
+  ElementwiseTraffic out = attentionElementwise(c);
+  out.separateNorms = 1;
+  return out;
+}

@@ -50,6 +50,11 @@ double tshape::model::mlpActivations(const ModelConfig &c,
   // and the dropout mask 1), split by tp 8 + 4i (the 4h products: the
   // first GEMM's output 8 and the activation's output, the second GEMM's
   // saved input, 4i); sequence parallelism splits the unsplit ones.
+  // The mlp module (normal checkpointing of the whole MLP, its norm fused
+  // into the first linear layer) keeps the sub-layer's input 2 and the
+  // dropout mask 1.
+  if (plan.recomputes(RecomputeModule::Mlp))
+    return trainingSizes(c).subLayerBytes(3, 0, plan.sequenceParallel);
   const double in = plan.linearInputBytes;
   return trainingSizes(c).subLayerBytes(1 + in, 8 + 4 * in,
                                         plan.sequenceParallel);
@@ -62,6 +67,7 @@ ElementwiseTraffic tshape::model::mlpElementwise(const ModelConfig &c) {
   const double f = double(getParam(c, Param::Ffn));
   ElementwiseTraffic out;
   out.forward = z.tokens * (f / z.t) * z.e * (c.mlp.gated ? 3 : 2);
+  out.rerunBy(RecomputeModules(RecomputeModule::Mlp), out.forward);
   return out;
 }
 

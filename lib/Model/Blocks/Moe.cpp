@@ -135,23 +135,46 @@ std::optional<int64_t> tshape::model::moeActiveWeights(const ModelConfig &c) {
 
 double tshape::model::moeActivations(const ModelConfig &c,
                                      const ActivationPlan &plan) {
-  // The sub-layer's input (2 s b h) and dropout mask (s b h), split by
-  // sequence parallelism as the dense MLP's are; the router's logits in
-  // fp32 (4 s b E, for the softmax's and top-k's backward); and for each of
-  // the s b k routed copies (every rank routes its s b tokens k times, and
-  // its E/ep experts receive as many copies: tokens x k / E per expert):
-  // the permuted input (2h), the gate and up outputs and the activation's
-  // output (3 x 2 f_e / t) and the expert's output before the weighted sum
-  // (2h), in 16-bit activations. The permuted input and the activation's
-  // output are the grouped GEMMs' inputs, saved at the linear input's
-  // bytes per element in FP8 training (TE's GroupedLinear).
+  // The sub-layer's input (2 s b h) and dropout mask (s b h), and the
+  // pre-MLP norm's output (2 s b h: the router's saved input, a plain
+  // linear layer in the model's type; the norm is a module of its own in
+  // an MoE layer, gpt_layer_specs.py:313), split by sequence parallelism
+  // as the dense MLP's are; the router's logits in fp32 (4 s b E, for the
+  // softmax's and top-k's backward); for each of the s b k routed copies
+  // (every rank routes its s b tokens k times, and its E/ep experts
+  // receive as many copies: tokens x k / E per expert): the permuted input
+  // (2h), the gate and up outputs and the activation's output (3 x 2 f_e /
+  // t) and the expert's output before the weighted sum (2h); and the
+  // shared experts' gate and up outputs and activation output on every
+  // token (3 x 2 f_s / t, f_s = shared x shared_ffn, 2 x 2 f_s / t when not
+  // gated), in 16-bit activations. The permuted input and the activations'
+  // outputs are the grouped and shared GEMMs' inputs, saved at the linear
+  // input's bytes per element in FP8 training (TE's GroupedLinear).
+  //
+  // Selective recompute modules (Megatron Core, transformer_config.py:560):
+  // layernorm discards the norm's output; moe_act the experts' activation
+  // output; shared_experts the shared experts' (normal checkpointing from
+  // the norm's output); moe the whole layer's, which keeps its input (the
+  // norm's output) alone.
   const TrainingSizes z = trainingSizes(c);
   const double e = double(c.moe.experts), k = double(c.moe.topk);
   const double f = double(c.moe.inner);
+  const double fs = double(c.moe.sharedExperts * c.moe.sharedInner);
   const double copies = z.tokens * k;
   const double in = plan.linearInputBytes;
-  return z.subLayerBytes(3, 0, plan.sequenceParallel) + 4 * z.tokens * e +
-         copies * (in * z.h + (4 + in) * f / z.t + 2 * z.h);
+  const double normOutput =
+      plan.recomputes(RecomputeModule::LayerNorm) ? 0 : 2;
+  const double kept =
+      z.subLayerBytes(3 + normOutput, 0, plan.sequenceParallel);
+  if (plan.recomputes(RecomputeModule::Moe))
+    return kept;
+  const double act = plan.recomputes(RecomputeModule::MoeAct) ? 0 : in;
+  const double shared =
+      plan.recomputes(RecomputeModule::SharedExperts)
+          ? 0
+          : z.tokens * ((c.moe.gated ? 4 : 2) + in) * fs / z.t;
+  return kept + 4 * z.tokens * e +
+         copies * (in * z.h + (4 + act) * f / z.t + 2 * z.h) + shared;
 }
 
 ElementwiseTraffic tshape::model::moeElementwise(const ModelConfig &c) {
@@ -165,8 +188,19 @@ ElementwiseTraffic tshape::model::moeElementwise(const ModelConfig &c) {
                k = double(getParam(c, Param::TopK));
   const double act = c.moe.gated ? 3 : 2;
   ElementwiseTraffic out;
-  out.forward = z.tokens * z.e *
-                (k * fe / z.t * act + fs / z.t * act + 4 * k * z.h);
+  const double routed = z.tokens * z.e * k * fe / z.t * act,
+               shared = z.tokens * z.e * fs / z.t * act,
+               permute = z.tokens * z.e * 4 * k * z.h;
+  out.forward = routed + shared + permute;
+  // What each recompute module reruns: the experts' activation (moe or
+  // moe_act), the shared experts' (moe or shared_experts), the
+  // permutation (moe); the pre-MLP norm is a module of its own
+  // (layernorm).
+  const RecomputeModules moe = RecomputeModules(RecomputeModule::Moe);
+  out.rerunBy(moe | RecomputeModules(RecomputeModule::MoeAct), routed);
+  out.rerunBy(moe | RecomputeModules(RecomputeModule::SharedExperts), shared);
+  out.rerunBy(moe, permute);
+  out.separateNorms = 1;
   return out;
 }
 

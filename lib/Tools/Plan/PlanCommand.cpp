@@ -119,6 +119,13 @@ cl::opt<cost::Recompute> recompute(
     "recompute", cl::desc("what the backward recomputes"),
     tshape::recomputeValues(),
     cl::init(cost::Recompute::None), cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<std::string> recomputeModules(
+    "recompute-modules", cl::desc(tshape::kRecomputeModulesHelp),
+    cl::value_desc("list"), cl::sub(plancmd::subCommand()),
+    cl::cat(planCat));
+/// --recompute and --recompute-modules, resolved (run).
+cost::Recompute resolvedRecompute = cost::Recompute::None;
+model::RecomputeModules resolvedModules = 0;
 cl::opt<int64_t> offloadLayers(
     "offload-layers",
     cl::desc("activation CPU offloading: the decoder layers whose saved "
@@ -234,7 +241,8 @@ cost::TrainingPlan commandLinePlan(int64_t microbatches) {
   plan.embeddingInSplit = embeddingInSplit;
   plan.lossInSplit = lossInSplit;
   plan.microbatches = microbatches;
-  plan.recompute = recompute;
+  plan.recompute = resolvedRecompute;
+  plan.recomputeModules = resolvedModules;
   plan.offloadLayers = offloadLayers;
   plan.loraRank = loraRank;
   plan.sequenceParallel = sequenceParallel;
@@ -267,6 +275,10 @@ advise::FixedPlanChoices fixedChoices() {
   fix(fixed.microbatch, microbatch);
   fix(fixed.virtualStages, vp);
   fix(fixed.recompute, recompute);
+  if (given(recomputeModules)) {
+    fixed.recompute = cost::Recompute::Selective;
+    fixed.recomputeModules = resolvedModules;
+  }
   fix(fixed.sequenceParallel, sequenceParallel);
   fix(fixed.sharding, sharding);
   return fixed;
@@ -417,6 +429,10 @@ int tshape::plancmd::run(const char *tool, int argc, char **argv) {
     return fail(*bad);
   if (gpus < 0 || dp < 0 || globalBatch < 0)
     return fail("--gpus, --dp and --global-batch must be positive");
+  if (std::string bad = resolveRecompute(recompute, recomputeModules,
+                                         resolvedRecompute, resolvedModules);
+      !bad.empty())
+    return fail(bad);
   if (memoryLimit < 0)
     return fail("--memory-limit must be positive (GiB per GPU)");
   if (equalWithin < 0 || equalWithin >= 1)

@@ -24,6 +24,7 @@
 #include "tshape/Model/Parallelism.h"
 #include "tshape/Model/RunShape.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,9 +77,13 @@ struct StateComponent {
 struct ActivationPlan {
   /// Megatron-LM's sequence parallelism: what tp does not split, it does.
   bool sequenceParallel = false;
-  /// Selective recompute: the attention core's scores are recomputed, not
-  /// kept.
-  bool recomputeCore = false;
+  /// The selective recompute's modules (Recompute.h): what they would keep
+  /// is recomputed instead (core_attn: the attention core's scores). 0:
+  /// no selective recompute.
+  RecomputeModules recompute = 0;
+  bool recomputes(RecomputeModule m) const {
+    return model::recomputes(recompute, m);
+  }
   /// Bytes per element of a linear layer's saved input (2 in 16-bit
   /// training; FP8: savedLinearInputBytes).
   double linearInputBytes = 2;
@@ -101,10 +106,25 @@ TrainingSizes trainingSizes(const ModelConfig &c);
 
 /// Bytes a block's own elementwise kernels move in one training forward of
 /// one microbatch on one rank, beyond its residual sub-layer's norm and
-/// add (which every per-layer block has): `forward` in all, of which
-/// `core` is the attention core's (what selective recompute runs again).
+/// add (which every per-layer block has): `forward` in all, and which of
+/// it each selective recompute module runs again.
 struct ElementwiseTraffic {
-  double forward = 0, core = 0;
+  double forward = 0;
+  /// A part of `forward` and the modules whose recompute reruns it
+  /// (core_attn: an unfused core's softmax and dropout; mlp: the MLP's
+  /// activation; moe or moe_act: the experts' activation).
+  struct Part {
+    RecomputeModules by = 0;
+    double bytes = 0;
+  };
+  std::array<Part, 4> recomputed{};
+  /// Norms of the block that are modules of their own (an MoE layer's
+  /// pre-MLP norm, MLA's input norm; a dense layer's are fused into the
+  /// next linear layer): what the layernorm module reruns, each a
+  /// sub-layer norm's traffic.
+  int separateNorms = 0;
+  /// Adds a part of `forward` that `by` reruns.
+  void rerunBy(RecomputeModules by, double bytes);
 };
 
 /// What a serving engine allocates for a block beyond its weights and
@@ -349,24 +369,36 @@ std::vector<StateComponent> mlaState(const ModelConfig &c);
 /// The attention block's state: K and V, 2 x kv heads per rank x head dim
 /// per key, capped by the layer's window.
 std::vector<StateComponent> attentionState(const ModelConfig &c);
-/// Attention.cpp (the MLA block's too): Korthikanti's attention sub-layer,
-/// (5 + i) s b h unsplit and 8 s b h split by tp, and the unfused core's
-/// 5 a s^2 b / t unless recomputed; i the linear input's bytes.
+/// Attention.cpp: Korthikanti's attention sub-layer, (5 + i) s b h
+/// unsplit and 8 s b h split by tp, and the unfused core's 5 a s^2 b / t
+/// unless recomputed (core_attn); i the linear input's bytes.
 double attentionActivations(const ModelConfig &c, const ActivationPlan &plan);
+/// Mla.cpp: the attention sub-layer's terms at MLA's heads, less the input
+/// norm's output (i s b h) under layernorm and the up projections' Q, K
+/// and V (6 s b h split by tp) under mla_up_proj.
+double mlaActivations(const ModelConfig &c, const ActivationPlan &plan);
+/// The attention elementwise traffic and MLA's input norm, a module of its
+/// own.
+ElementwiseTraffic mlaElementwise(const ModelConfig &c);
 /// The unfused attention core's softmax and dropout on the a/t heads'
-/// scores: (4e + 1) bytes a score, all of it `core`.
+/// scores: (4e + 1) bytes a score, all of it rerun by core_attn.
 ElementwiseTraffic attentionElementwise(const ModelConfig &c);
 /// Mlp.cpp: Korthikanti's MLP sub-layer, (1 + i) s b h unsplit and
-/// (8 + 4i) s b h split by tp.
+/// (8 + 4i) s b h split by tp; under the mlp module its input and dropout
+/// mask alone, 3 s b h unsplit.
 double mlpActivations(const ModelConfig &c, const ActivationPlan &plan);
 /// The activation function: read the up (and gate) output, write the
-/// down projection's input, f/t per token.
+/// down projection's input, f/t per token (rerun by mlp).
 ElementwiseTraffic mlpElementwise(const ModelConfig &c);
-/// Moe.cpp: the sub-layer's input and dropout mask, the router's fp32
-/// logits and, per routed copy, the permuted input, the experts' gate/up
-/// and activation outputs and their output.
+/// Moe.cpp: the sub-layer's input and dropout mask, the pre-MLP norm's
+/// output (the router's saved input), the router's fp32 logits, per
+/// routed copy the permuted input, the experts' gate/up and activation
+/// outputs and their output, and the shared experts' like a dense MLP's;
+/// less what the plan's recompute modules (moe, moe_act, layernorm,
+/// shared_experts) drop.
 double moeActivations(const ModelConfig &c, const ActivationPlan &plan);
-/// The experts' and shared experts' activations and the permutation.
+/// The experts' and shared experts' activations and the permutation, each
+/// with the modules that rerun it; the pre-MLP norm, a module of its own.
 ElementwiseTraffic moeElementwise(const ModelConfig &c);
 /// The state of every layer of `c` on one rank: one entry per layer group
 /// (layerGroups), with its blocks' components (BlockInfo::state).
