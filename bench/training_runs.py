@@ -12,8 +12,9 @@ A run tshape cannot express is listed with the reason (the first one found)
 and is not priced: a model family tshape does not import (Nemotron 3's
 Mamba layers), a precision it does not price (NVFP4); or tshape-plan's
 own error (a layer count the
-run's pipeline does not divide where Bridge's layout is not in the data:
-DeepSeek-V3's explicit layout strings). Activation CPU offload is priced
+run's pipeline does not divide where Bridge's layout has no tshape form:
+DeepSeek-V3's interleaved layouts). DeepSeek-V3's layout at pp 16 is
+priced as uneven first and last stages (LAYOUT). Activation CPU offload is priced
 (--offload-layers), and the models whose Megatron-Bridge recipe counts the
 embedding and the loss in the pipeline split are run so (PIPELINE_SPLIT).
 Recompute modules are priced as the run names them (--recompute-modules).
@@ -72,6 +73,17 @@ PRECISION = {"BF16": [], "FP8-CS": ["--precision=fp8"],
 # llama3.py:1218-1228 for Llama 3.1 405B; recipes/qwen/h100/qwen3_moe.py:
 # 248-262 for Qwen3-235B-A22B). A plan fact, not a fitted one.
 PIPELINE_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
+# DeepSeek-V3's pipeline layouts as Megatron-Bridge's performance scripts
+# set them (scripts/performance/utils/overrides.py:600-609 calls
+# set_deepseek_v3_pipeline_model_parallel_layout; the table is
+# src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py:50-58 at
+# 067f987d): at pp 16, vp 1 the first stage holds the embedding and 4
+# decoder layers, 14 stages 4 each, the last 1 decoder layer, the MTP layer
+# and the loss, which is tshape's uneven first and last stages (4, 1). A
+# plan fact, not a fitted one. The MTP layer is not priced (a note); the
+# layouts with vp > 1 (pp 4, vp 4: 16 chunks of 4, the last 1) have no
+# tshape form yet.
+LAYOUT = {("DeepSeekV3", 16, 1): (4, 1)}
 GOAL_EACH, GOAL_MEAN = 15.0, 8.0
 
 
@@ -129,6 +141,11 @@ def plan_of(case):
         notes.append("offload priced as activations only")
     if case["model"] in PIPELINE_SPLIT and pp > 1:
         args += ["--embedding-in-split", "--loss-in-split"]
+    layout = LAYOUT.get((case["model"], pp, vp))
+    if layout:
+        args += [f"--first-stage-layers={layout[0]}",
+                 f"--last-stage-layers={layout[1]}"]
+        notes.append("MTP layer not priced")
     if vp > 1:
         args.append(f"--vp={vp}")
     if tp > 1:
