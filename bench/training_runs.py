@@ -79,9 +79,9 @@ PIPELINE_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 # src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py:50-58 at
 # 067f987d): at pp 16, vp 1 the first stage holds the embedding and 4
 # decoder layers, 14 stages 4 each, the last 1 decoder layer, the MTP layer
-# and the loss, which is tshape's uneven first and last stages (4, 1). A
-# plan fact, not a fitted one. The MTP layer is not priced (a note); the
-# layouts with vp > 1 (pp 4, vp 4: 16 chunks of 4, the last 1) have no
+# and the loss, which is tshape's uneven first and last stages (4, 1) (the
+# MTP layer goes to the last stage by default). A plan fact, not a fitted
+# one. The layouts with vp > 1 (pp 4, vp 4: 16 chunks of 4, the last 1) have no
 # tshape form yet.
 LAYOUT = {("DeepSeekV3", 16, 1): (4, 1)}
 GOAL_EACH, GOAL_MEAN = 15.0, 8.0
@@ -145,7 +145,6 @@ def plan_of(case):
     if layout:
         args += [f"--first-stage-layers={layout[0]}",
                  f"--last-stage-layers={layout[1]}"]
-        notes.append("MTP layer not priced")
     if vp > 1:
         args.append(f"--vp={vp}")
     if tp > 1:

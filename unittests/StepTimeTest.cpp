@@ -743,3 +743,43 @@ TEST(StepTime, ExpertGradientsReduceOverExpertDataParallelGroup) {
     EXPECT_NEAR(e.dp.exposed, want, 1e-12);
   }
 }
+
+TEST(StepTime, MultiTokenPredictionOnTheLastStage) {
+  // The small model (h = 64, f = 256, v = 128, L = 4, s = 16, b = 2, one
+  // stage, one microbatch) with one MTP layer (Megatron Core's
+  // multi_token_prediction.py): the last stage runs one more decoder
+  // layer, eh_proj (tokens 32 x h 64 x 2h 128, forward and its two
+  // gradients) and the LM head and its loss once more.
+  ModelConfig c = tiny();
+  const StepEstimate base = step(c, plan(1));
+  c.arch.mtpLayers = 1;
+  const StepEstimate mtp = step(c, plan(1));
+  auto gemm = [](int64_t m, int64_t n, int64_t k) {
+    GemmProblem g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    return estimateGemm(g, h100()).predictedUs * 1e-6;
+  };
+  const double layerAll = kernelSeconds(
+      model::layerKernels(c, model::RunShape::train(), 0), false);
+  const double logits = kernelSeconds(
+      model::blockKernels(model::BlockKind::LMHead, c,
+                          model::RunShape::train(), -1),
+      false);
+  const double ehProj = gemm(32, 64, 128) + gemm(32, 128, 64) +
+                        gemm(128, 64, 32);
+  EXPECT_NEAR(mtp.compute - base.compute, layerAll + logits + ehProj, 1e-12);
+  // Elementwise: the layer's 288,768 bytes (StepTime.ElementwiseBytes) and
+  // the loss's 12 bytes per logit, 32 tokens x 128 = 49,152.
+  EXPECT_NEAR(mtp.elementwise - base.elementwise,
+              memorySeconds(288768.0 + 49152.0), 1e-12);
+  // Memory: one more layer's parameters (12 h^2 + 2h = 49,280) and
+  // eh_proj's (2 h^2 + 2h = 8,320); one layer's activations; the loss's
+  // activations twice.
+  const StageMemory &m0 = base.memory.stages.back(),
+                    &m1 = mtp.memory.stages.back();
+  EXPECT_EQ(m1.layerState.params - m0.layerState.params, 49280 + 8320);
+  EXPECT_DOUBLE_EQ(m1.activations - m0.activations, m0.activations / 4);
+  EXPECT_DOUBLE_EQ(m1.lossActivations, 2 * m0.lossActivations);
+}

@@ -370,6 +370,15 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   for (const auto &[lc, n] : model::layerGroups(c))
     perLayerActs = std::max(perLayerActs, layerActivationBytes(lc, plan));
 
+  // Multi-token prediction (Megatron Core's multi_token_prediction.py, on
+  // the last pipeline stage): each MTP layer is a decoder layer of the
+  // stack (the heaviest, as above) after eh_proj, the projection of its
+  // two normed inputs (2h -> h, column-parallel: 2 h^2 / t a rank), and
+  // those two norms (2h); it shares the embedding and the LM head.
+  const int64_t mtp = std::max<int64_t>(0, c.arch.mtpLayers);
+  const int64_t hidden = getParam(c, Param::Hidden);
+  const int64_t ehProj = 2 * hidden * hidden / par.tp + 2 * hidden;
+
   MemoryEstimate est;
   est.expertGroup = expertGroup;
   est.expertStride = std::max<int64_t>(1, expertRanks);
@@ -391,8 +400,11 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     st.layersInFlight = chunks * layersPerChunk;
     // The dense parameters shard over the data-parallel group, the routed
     // experts' over the expert data-parallel group.
-    const int64_t dense = (*perLayer - *perLayerExperts) * st.layers;
-    const int64_t routed = *perLayerExperts * st.layers;
+    const int64_t mtpHere = i == p - 1 ? mtp : 0;
+    const int64_t dense =
+        (*perLayer - *perLayerExperts) * (st.layers + mtpHere) +
+        ehProj * mtpHere;
+    const int64_t routed = *perLayerExperts * (st.layers + mtpHere);
     st.layerState =
         state(dense, plan, group) + state(routed, plan, expertGroup);
     st.routedParams = plan.loraRank > 0 ? 0 : routed;
@@ -426,13 +438,17 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     // Offloaded layers' activations wait in host memory (one microbatch's
     // worth: Megatron-LM offloads with pp = 1, where one is in flight).
     st.offloadedLayers = std::min(plan.offloadLayers, st.layersInFlight);
+    // An MTP layer keeps one microbatch's activations: the last stage runs
+    // each microbatch's forward and backward in turn.
     st.activations =
-        perLayerActs * double(st.layersInFlight - st.offloadedLayers);
+        perLayerActs * double(st.layersInFlight - st.offloadedLayers +
+                              mtpHere);
     st.offloadedActivations = perLayerActs * double(st.offloadedLayers);
     if (i == 0)
       st.inputActivations = sbh / spDiv * double(std::min(p, m));
+    // Each MTP layer's loss keeps another head's input and logits.
     if (i == p - 1)
-      st.lossActivations = 4 * sbh / spDiv + logits;
+      st.lossActivations = double(1 + mtp) * (4 * sbh / spDiv + logits);
     est.stages.push_back(st);
   }
   for (size_t i = 1; i < est.stages.size(); ++i)

@@ -617,6 +617,26 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       double(model::splitDegree(Param::Vocab, model::bindings(c)));
   const double lossSeconds =
       memoryBoundSeconds(12 * tokens * vocabRank, target);
+  // Multi-token prediction (Megatron Core's multi_token_prediction.py): on
+  // the last stage, each MTP layer runs eh_proj (the 2h -> h projection of
+  // its two normed inputs, column-parallel: tokens x h/t x 2h, forward and
+  // its two gradients), one decoder layer (the mean layer, with all its
+  // per-layer work below) and the shared LM head with its loss again.
+  const int64_t mtp = std::max<int64_t>(0, c.arch.mtpLayers);
+  double ehProjFwd = 0, ehProjBwd = 0;
+  if (mtp > 0) {
+    auto gemm = [&](double gm, double gn, double gk) {
+      GemmProblem g;
+      g.m = int64_t(gm);
+      g.n = int64_t(gn);
+      g.k = int64_t(gk);
+      g.dtype = c.dtype;
+      return estimateGemm(g, target).predictedUs * kUs;
+    };
+    const double ht = std::max(1.0, h / double(t));
+    ehProjFwd = gemm(tokens, ht, 2 * h);
+    ehProjBwd = gemm(tokens, 2 * h, ht) + gemm(2 * h, ht, tokens);
+  }
 
   // Pipeline send/recv: each model chunk sends its output forward and
   // receives its gradient back once per microbatch, b s h, to a stage
@@ -638,7 +658,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   for (int64_t i = 0; i < p; ++i) {
     StageMicrobatch st;
     st.stage = i;
-    const double n = double(perStage[size_t(i)]);
+    const double n = double(perStage[size_t(i)] + (i == p - 1 ? mtp : 0));
     st.forward = n * (lt->forward + lora.forward);
     st.backward = n * layerBackward;
     st.recompute =
@@ -682,10 +702,11 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     if (i == 0)
       st.tp.total = st.tp.exposed += firstTp;
     if (i == p - 1) {
-      st.forward += logitsFwd;
-      st.backward += logitsBwd;
-      st.elementwise += lossSeconds;
-      st.tp.total = st.tp.exposed += lastTp;
+      const double heads = double(1 + mtp);
+      st.forward += heads * logitsFwd + double(mtp) * ehProjFwd;
+      st.backward += heads * logitsBwd + double(mtp) * ehProjBwd;
+      st.elementwise += heads * lossSeconds;
+      st.tp.total = st.tp.exposed += heads * lastTp;
     }
     est.stages.push_back(st);
   }

@@ -394,7 +394,10 @@ void architectureArguments(const ModelConfig &c, ArgLine &line,
     line.arg("--mtp-num-layers", a.mtpLayers);
     notes.push_back("the " + std::to_string(a.mtpLayers) +
                     " multi-token-prediction layer(s) are trained as the "
-                    "config states but not priced by tshape");
+                    "config states; tshape prices each as a decoder layer "
+                    "on the last stage with its projection and another "
+                    "pass of the LM head and loss, and leaves them out of "
+                    "the model FLOPs");
   }
   // What no flag expresses, said rather than dropped.
   if (a.normPlacement == NormPlacement::Sandwich)
