@@ -13,8 +13,8 @@ and is not priced: a model family tshape does not import (Nemotron 3's
 Mamba layers), a precision it does not price (NVFP4); or tshape-plan's
 own error (a layer count the
 run's pipeline does not divide where Bridge's layout has no tshape form:
-DeepSeek-V3's interleaved layouts). DeepSeek-V3's layout at pp 16 is
-priced as uneven first and last stages (LAYOUT). Activation CPU offload is priced
+none left in the data). DeepSeek-V3's layouts are given as Megatron-LM's
+layout strings (LAYOUT). Activation CPU offload is priced
 (--offload-layers), and the models whose Megatron-Bridge recipe counts the
 embedding and the loss in the pipeline split are run so (PIPELINE_SPLIT).
 Recompute modules are priced as the run names them (--recompute-modules).
@@ -77,13 +77,14 @@ PIPELINE_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 # set them (scripts/performance/utils/overrides.py:600-609 calls
 # set_deepseek_v3_pipeline_model_parallel_layout; the table is
 # src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py:50-58 at
-# 067f987d): at pp 16, vp 1 the first stage holds the embedding and 4
-# decoder layers, 14 stages 4 each, the last 1 decoder layer, the MTP layer
-# and the loss, which is tshape's uneven first and last stages (4, 1) (the
-# MTP layer goes to the last stage by default). A plan fact, not a fitted
-# one. The layouts with vp > 1 (pp 4, vp 4: 16 chunks of 4, the last 1) have no
-# tshape form yet.
-LAYOUT = {("DeepSeekV3", 16, 1): (4, 1)}
+# 067f987d): 16 chunks, the embedding and 4 decoder layers, 14 of 4, then 1
+# decoder layer with the MTP layer and the loss, at pp 16 (vp 1), pp 8 (vp
+# 2) and pp 4 (vp 4). Written as Megatron-LM's layout string
+# (--pipeline-layout). A plan fact, not a fitted one.
+DEEPSEEK_V3_16 = "Etttt|(tttt|)*14tmL"
+LAYOUT = {("DeepSeekV3", 16, 1): DEEPSEEK_V3_16,
+          ("DeepSeekV3", 8, 2): DEEPSEEK_V3_16,
+          ("DeepSeekV3", 4, 4): DEEPSEEK_V3_16}
 GOAL_EACH, GOAL_MEAN = 15.0, 8.0
 
 
@@ -143,9 +144,8 @@ def plan_of(case):
         args += ["--embedding-in-split", "--loss-in-split"]
     layout = LAYOUT.get((case["model"], pp, vp))
     if layout:
-        args += [f"--first-stage-layers={layout[0]}",
-                 f"--last-stage-layers={layout[1]}"]
-    if vp > 1:
+        args.append(f"--pipeline-layout={layout}")
+    if vp > 1 and not layout:
         args.append(f"--vp={vp}")
     if tp > 1:
         args.append("--sequence-parallel")

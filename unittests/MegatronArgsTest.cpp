@@ -192,6 +192,28 @@ TEST(MegatronArgs, EachRuleBrokenAndKept) {
       {"R4", "--recompute-granularity full",
        "--recompute-granularity full --recompute-method uniform "
        "--recompute-num-layers 1"},
+      // A layout of the base line's 24 layers over pp 2 (its 2 chunks a
+      // rank: v 1); and what breaks it.
+      {"P11",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*12L\" --num-layers-per-virtual-pipeline-stage 6",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*12L\""},
+      {"P12",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*12L\" --decoder-first-pipeline-num-layers 12",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*12L\""},
+      {"P13",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|x*12L\"",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*12L\""},
+      {"P14",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*11L\"",
+       "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+       "\"Et*12|t*12L\""},
       {"R5", "--recompute-granularity selective --recompute-modules attn",
        "--recompute-granularity selective --recompute-modules core_attn"},
       {"R6", "--recompute-granularity selective --recompute-modules moe_act",

@@ -137,3 +137,89 @@ TEST(ServingPlan, Rules) {
   zero.attentionTp = 0;
   EXPECT_TRUE(checkServingPlan(mixtral(), zero));
 }
+
+TEST(PipelineLayout, ParsesAsMegatronLM) {
+  // Megatron-LM's example (docs/user-guide/features/
+  // pipeline_parallel_layout.md): "Et*3|(tt|)*29,m|L" is 32 chunks, the
+  // first the embedding and 3 layers, 29 of 2, the MTP layer, the loss.
+  std::string error;
+  std::optional<PipelineLayout> l =
+      parsePipelineLayout("Et*3|(tt|)*29,m|L", error);
+  ASSERT_TRUE(l) << error;
+  ASSERT_EQ(l->chunks.size(), 32u);
+  EXPECT_EQ(l->chunks.front(), "Ettt");
+  EXPECT_EQ(l->chunks[1], "tt");
+  EXPECT_EQ(l->chunks[30], "m");
+  EXPECT_EQ(l->chunks[31], "L");
+  EXPECT_EQ(l->virtualStages(16), 2);
+  // 3 + 29 x 2 = 61 decoder layers, 1 MTP layer: Megatron's checks pass at
+  // pp 16; chunk 30 (the MTP layer) runs on rank 30 % 16 = 14.
+  EXPECT_EQ(checkPipelineLayout(*l, 16, 61, 1), "");
+  EXPECT_EQ(l->mtpRank(16), 14);
+  EXPECT_NE(checkPipelineLayout(*l, 16, 60, 1).find("61 decoder layers (t), "
+                                                    "the model has 60"),
+            std::string::npos);
+  EXPECT_NE(checkPipelineLayout(*l, 16, 61, 0).find("1 MTP layers"),
+            std::string::npos);
+  EXPECT_NE(checkPipelineLayout(*l, 5, 61, 1).find("32 stages not divisible "
+                                                   "by pp 5"),
+            std::string::npos);
+  // Errors of the string.
+  EXPECT_FALSE(parsePipelineLayout("Ett|x|L", error));
+  EXPECT_NE(error.find("unknown symbol 'x'"), std::string::npos) << error;
+  EXPECT_FALSE(parsePipelineLayout("E(tt|)*|L", error));
+  EXPECT_NE(error.find("followed by '*' and a count"), std::string::npos)
+      << error;
+  EXPECT_FALSE(parsePipelineLayout("E*t|L", error));
+  EXPECT_NE(error.find("'*' must follow a symbol and precede a count"),
+            std::string::npos)
+      << error;
+  // Megatron's order rules.
+  l = parsePipelineLayout("tE|tL", error);
+  ASSERT_TRUE(l);
+  EXPECT_NE(checkPipelineLayout(*l, 2, 2, 0).find("first symbol must be E"),
+            std::string::npos);
+  l = parsePipelineLayout("Et|mtL", error);
+  ASSERT_TRUE(l);
+  EXPECT_NE(checkPipelineLayout(*l, 2, 2, 1).find("before the MTP layers"),
+            std::string::npos);
+  // pp 2, v 2: chunk 1 (the MTP layer) is rank 1's first virtual stage,
+  // not its last; an empty chunk is allowed.
+  l = parsePipelineLayout("Ett|tm|L|", error);
+  ASSERT_TRUE(l);
+  ASSERT_EQ(l->chunks.size(), 4u);
+  EXPECT_NE(checkPipelineLayout(*l, 2, 3, 1).find("last virtual stage"),
+            std::string::npos);
+}
+
+TEST(PipelineLayout, StageLayers) {
+  // DeepSeek-V3's Megatron-Bridge layout, 16 chunks: at pp 4 (v 4) rank r
+  // holds chunks r, r + 4, r + 8, r + 12: 4 x 4 = 16 decoder layers, the
+  // last rank 4 + 4 + 4 + 1 = 13 (61 in all); at pp 16 (v 1) 4 each and 1
+  // on the last.
+  ModelConfig c;
+  c.layers = 61;
+  c.arch.mtpLayers = 1;
+  std::string error;
+  TrainingPlan plan;
+  plan.layout = parsePipelineLayout("Etttt|(tttt|)*14tmL", error);
+  ASSERT_TRUE(plan.layout) << error;
+  c.parallel.pp = 4;
+  plan.setVirtualStages(4);
+  EXPECT_EQ(stageLayers(c, plan, &error),
+            (std::vector<int64_t>{16, 16, 16, 13}))
+      << error;
+  c.parallel.pp = 16;
+  plan.setVirtualStages(1);
+  std::vector<int64_t> sixteen(16, 4);
+  sixteen.back() = 1;
+  EXPECT_EQ(stageLayers(c, plan, &error), sixteen) << error;
+  // v must be what the layout makes it; first/last counts do not combine.
+  plan.setVirtualStages(2);
+  EXPECT_TRUE(stageLayers(c, plan, &error).empty());
+  EXPECT_NE(error.find("16 stages, pp x v = 32"), std::string::npos) << error;
+  plan.setVirtualStages(1);
+  plan.firstStageLayers = 4;
+  EXPECT_TRUE(stageLayers(c, plan, &error).empty());
+  EXPECT_NE(error.find("cannot be combined"), std::string::npos) << error;
+}

@@ -147,6 +147,12 @@ std::string checkPlan(const ModelConfig &c, const TrainingPlan &plan) {
   if (par.cp > 1 && s % par.cp != 0)
     return "seq " + std::to_string(s) + " not divisible by cp " +
            std::to_string(par.cp);
+  if (plan.layout) {
+    std::string error;
+    if (stageLayers(c, plan, &error).empty())
+      return error;
+    return "";
+  }
   if (plan.firstStageLayers || plan.lastStageLayers ||
       plan.embeddingInSplit || plan.lossInSplit) {
     if (v != 1 && !plan.embeddingInSplit && !plan.lossInSplit)
@@ -378,6 +384,10 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   const int64_t mtp = std::max<int64_t>(0, c.arch.mtpLayers);
   const int64_t hidden = getParam(c, Param::Hidden);
   const int64_t ehProj = 2 * hidden * hidden / par.tp + 2 * hidden;
+  // On the last stage, or where a layout puts them.
+  const int64_t mtpRank =
+      plan.layout && plan.layout->mtpRank(p) >= 0 ? plan.layout->mtpRank(p)
+                                                   : p - 1;
 
   MemoryEstimate est;
   est.expertGroup = expertGroup;
@@ -388,8 +398,15 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     st.stage = i;
     st.layers = perStage[size_t(i)];
     // A stage's chunks hold st.layers / v layers each, or one fewer in a
-    // chunk that holds the embedding or the loss: the larger bounds them.
-    const int64_t layersPerChunk = (st.layers + v - 1) / v;
+    // chunk that holds the embedding or the loss: the larger bounds them;
+    // under a layout, its largest chunk.
+    int64_t layersPerChunk = (st.layers + v - 1) / v;
+    if (plan.layout) {
+      layersPerChunk = 0;
+      for (size_t j = size_t(i); j < plan.layout->chunks.size(); j += size_t(p))
+        layersPerChunk =
+            std::max(layersPerChunk, plan.layout->decoderLayers(j));
+    }
     // Model chunks whose forward has run and whose backward has not, at the
     // stage's peak: the warm-up forwards plus one (Megatron-LM's
     // schedules): p - i with 1F1B, 2 (p - i - 1) + (v - 1) p + 1 chunks when
@@ -400,7 +417,7 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     st.layersInFlight = chunks * layersPerChunk;
     // The dense parameters shard over the data-parallel group, the routed
     // experts' over the expert data-parallel group.
-    const int64_t mtpHere = i == p - 1 ? mtp : 0;
+    const int64_t mtpHere = i == mtpRank ? mtp : 0;
     const int64_t dense =
         (*perLayer - *perLayerExperts) * (st.layers + mtpHere) +
         ehProj * mtpHere;
@@ -448,7 +465,8 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
       st.inputActivations = sbh / spDiv * double(std::min(p, m));
     // Each MTP layer's loss keeps another head's input and logits.
     if (i == p - 1)
-      st.lossActivations = double(1 + mtp) * (4 * sbh / spDiv + logits);
+      st.lossActivations = 4 * sbh / spDiv + logits;
+    st.lossActivations += double(mtpHere) * (4 * sbh / spDiv + logits);
     est.stages.push_back(st);
   }
   for (size_t i = 1; i < est.stages.size(); ++i)

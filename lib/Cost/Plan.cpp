@@ -63,6 +63,26 @@ std::vector<int64_t> tshape::cost::stageLayers(const ModelConfig &c,
   if (p < 1)
     return fail("pp must be at least 1");
   auto n = [](int64_t v) { return std::to_string(v); };
+  if (plan.layout) {
+    // Each rank's chunks: j, j + pp, ... (pipeline_parallel_layer_layout.py:
+    // 49-55).
+    if (first || last || plan.embeddingInSplit || plan.lossInSplit)
+      return fail("a pipeline layout cannot be combined with first and last "
+                  "stage layer counts or the embedding or loss in the split "
+                  "(Megatron-LM, transformer_config.py:2242-2259)");
+    std::string bad = checkPipelineLayout(*plan.layout, p, layers,
+                                          std::max<int64_t>(0, c.arch.mtpLayers));
+    if (!bad.empty())
+      return fail(bad);
+    if (plan.layout->virtualStages(p) != std::max<int64_t>(1, plan.virtualStages))
+      return fail("pipeline layout '" + plan.layout->text + "' has " +
+                  n(int64_t(plan.layout->chunks.size())) + " stages, pp x v = " +
+                  n(p * std::max<int64_t>(1, plan.virtualStages)));
+    std::vector<int64_t> out(size_t(p), 0);
+    for (size_t j = 0; j < plan.layout->chunks.size(); ++j)
+      out[j % size_t(p)] += plan.layout->decoderLayers(j);
+    return out;
+  }
   if (plan.embeddingInSplit || plan.lossInSplit) {
     // transformer_config.py:2229-2239, 2373-2415; transformer_block.py:
     // 147-203.

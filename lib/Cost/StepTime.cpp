@@ -637,6 +637,10 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     ehProjFwd = gemm(tokens, ht, 2 * h);
     ehProjBwd = gemm(tokens, 2 * h, ht) + gemm(2 * h, ht, tokens);
   }
+  // On the last stage, or where a layout puts them.
+  const int64_t mtpRank =
+      plan.layout && plan.layout->mtpRank(p) >= 0 ? plan.layout->mtpRank(p)
+                                                   : p - 1;
 
   // Pipeline send/recv: each model chunk sends its output forward and
   // receives its gradient back once per microbatch, b s h, to a stage
@@ -658,7 +662,7 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   for (int64_t i = 0; i < p; ++i) {
     StageMicrobatch st;
     st.stage = i;
-    const double n = double(perStage[size_t(i)] + (i == p - 1 ? mtp : 0));
+    const double n = double(perStage[size_t(i)] + (i == mtpRank ? mtp : 0));
     st.forward = n * (lt->forward + lora.forward);
     st.backward = n * layerBackward;
     st.recompute =
@@ -701,12 +705,18 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     }
     if (i == 0)
       st.tp.total = st.tp.exposed += firstTp;
+    if (i == mtpRank) {
+      // The MTP layers' projections, heads and losses.
+      st.forward += double(mtp) * (logitsFwd + ehProjFwd);
+      st.backward += double(mtp) * (logitsBwd + ehProjBwd);
+      st.elementwise += double(mtp) * lossSeconds;
+      st.tp.total = st.tp.exposed += double(mtp) * lastTp;
+    }
     if (i == p - 1) {
-      const double heads = double(1 + mtp);
-      st.forward += heads * logitsFwd + double(mtp) * ehProjFwd;
-      st.backward += heads * logitsBwd + double(mtp) * ehProjBwd;
-      st.elementwise += heads * lossSeconds;
-      st.tp.total = st.tp.exposed += heads * lastTp;
+      st.forward += logitsFwd;
+      st.backward += logitsBwd;
+      st.elementwise += lossSeconds;
+      st.tp.total = st.tp.exposed += lastTp;
     }
     est.stages.push_back(st);
   }

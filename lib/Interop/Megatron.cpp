@@ -589,7 +589,8 @@ tshape::checkMegatronRules(const ModelConfig &c,
   // transformer_config.py:2303-2349 (the middle splits evenly); the
   // embedding and loss in the split: transformer_config.py:2229-2239,
   // 2373-2415.
-  if (accounted) {
+  if (accounted || plan.layout) {
+    // A layout: its own checks (PipelineLayout.h).
     std::string why;
     if (cost::stageLayers(c, plan, &why).empty())
       return why;
@@ -614,7 +615,7 @@ tshape::checkMegatronRules(const ModelConfig &c,
       return "the interleaved schedule (" + n(v) +
              " virtual stages) needs pipeline-model-parallel-size > 1, got " +
              n(par.pp) + " (Megatron-LM, arguments.py:1000); use --vp=1";
-    if ((slots / par.pp) % v)
+    if (!plan.layout && (slots / par.pp) % v)
       return "layers per pipeline stage " + n(slots / par.pp) + " (" +
              n(slots) + "/" + n(par.pp) + ") not divisible by " + n(v) +
              " virtual stages (Megatron-LM: \"number of layers per pipeline "
@@ -744,7 +745,12 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   // (arguments.py:972 divides them by the layers per virtual stage).
   const int64_t slots =
       c.layers + plan.embeddingInSplit + plan.lossInSplit;
-  if (plan.virtualStages > 1)
+  // A layout sets the virtual stages itself (arguments.py:930-951: not
+  // with --num-layers-per-virtual-pipeline-stage).
+  if (plan.layout)
+    line.flag("--pipeline-model-parallel-layout \"" + plan.layout->text +
+              "\"");
+  else if (plan.virtualStages > 1)
     line.arg("--num-layers-per-virtual-pipeline-stage",
              slots / (par.pp * plan.virtualStages));
   if (plan.embeddingInSplit)

@@ -12,6 +12,8 @@
 
 #include "tshape/Interop/MegatronArgs.h"
 
+#include "tshape/Cost/PipelineLayout.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
@@ -405,7 +407,32 @@ tshape::validateMegatronArguments(llvm::StringRef line,
          "hidden-size not divisible by num-attention-heads and no "
          "--kv-channels");
 
-  // Pipeline layouts.
+  // Pipeline layouts. A layout string excludes the other layout arguments
+  // (arguments.py:930-939; transformer_config.py:2242-2259) and is checked
+  // as Megatron-LM parses and validates it.
+  if (s.on("--pipeline-model-parallel-layout")) {
+    if (perVirtual || s.on("--num-virtual-stages-per-pipeline-rank"))
+      fail("P11", "arguments.py:930",
+           "--pipeline-model-parallel-layout excludes "
+           "--num-layers-per-virtual-pipeline-stage and "
+           "--num-virtual-stages-per-pipeline-rank");
+    if (first || last ||
+        s.on("--account-for-embedding-in-pipeline-split") ||
+        s.on("--account-for-loss-in-pipeline-split"))
+      fail("P12", "transformer_config.py:2242",
+           "--pipeline-model-parallel-layout cannot be set with the first/"
+           "last stage layer counts or the embedding/loss in the split");
+    std::string why;
+    std::optional<cost::PipelineLayout> layout =
+        cost::parsePipelineLayout(a.text("--pipeline-model-parallel-layout"),
+                                  why);
+    if (!layout)
+      fail("P13", "pipeline_parallel_layer_layout.py:283", why);
+    else if (std::string bad = cost::checkPipelineLayout(
+                 *layout, pp, layers, s.get("--mtp-num-layers", 0));
+             !bad.empty())
+      fail("P14", "pipeline_parallel_layer_layout.py:86", bad);
+  }
   if (first || last) {
     if (s.on("--account-for-embedding-in-pipeline-split") ||
         s.on("--account-for-loss-in-pipeline-split"))

@@ -140,12 +140,14 @@ std::string planLine(const PlanReport &r) {
   if (r.plan.virtualStages > 1)
     s += " (" + std::to_string(r.plan.virtualStages) + " virtual stages)";
   if (r.plan.firstStageLayers || r.plan.lastStageLayers ||
-      r.plan.embeddingInSplit || r.plan.lossInSplit) {
+      r.plan.embeddingInSplit || r.plan.lossInSplit || r.plan.layout) {
     s += ", stages of ";
     const std::vector<int64_t> layers = cost::stageLayers(r.config, r.plan);
     for (size_t i = 0; i < layers.size(); ++i)
       s += (i ? "+" : "") + std::to_string(layers[i]);
     s += " layers";
+    if (r.plan.layout)
+      s += " (layout " + r.plan.layout->text + ")";
   }
   s += ", recompute " + cost::recomputeText(r.plan.recompute,
                                              r.plan.selectiveModules());
@@ -221,6 +223,8 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
     j.attribute("lora_rank", plan.loraRank);
     j.attribute("embedding_in_split", plan.embeddingInSplit);
     j.attribute("loss_in_split", plan.lossInSplit);
+    // Megatron-LM's layout string, when the plan has one ("" otherwise).
+    j.attribute("pipeline_layout", plan.layout ? plan.layout->text : "");
     j.attributeArray("stage_layers", [&] {
       for (int64_t n : cost::stageLayers(config, plan))
         j.value(n);

@@ -15,6 +15,7 @@
 #ifndef TSHAPE_COST_PLAN_H
 #define TSHAPE_COST_PLAN_H
 
+#include "tshape/Cost/PipelineLayout.h"
 #include "tshape/Model/Recompute.h"
 #include "tshape/Model/Transformer.h"
 
@@ -92,6 +93,11 @@ struct TrainingPlan {
   /// one fewer with the loss. How Megatron-Bridge runs Llama 3.1 405B
   /// (126 layers) and Qwen3-235B-A22B (94). Not with first/last counts.
   bool embeddingInSplit = false, lossInSplit = false;
+  /// Megatron-LM's --pipeline-model-parallel-layout: the decoder layers of
+  /// each of the pp x v model chunks (PipelineLayout.h), where its MTP
+  /// layers run; v is its stage count over pp. Not with the counts or
+  /// flags above (transformer_config.py:2242-2259).
+  std::optional<PipelineLayout> layout;
   /// Megatron-LM's sequence parallelism (with tensor parallelism).
   bool sequenceParallel = false;
   /// Activation CPU offloading (Megatron-LM's --cpu-offloading-num-layers):

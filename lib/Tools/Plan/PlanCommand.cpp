@@ -115,6 +115,19 @@ cl::opt<bool> lossInSplit(
              "(--account-for-loss-in-pipeline-split: the last chunk one "
              "layer fewer)"),
     cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<std::string> pipelineLayout(
+    "pipeline-layout",
+    cl::desc("Megatron-LM's --pipeline-model-parallel-layout: each of the "
+             "pp x v model chunks in order, E the embedding, t a decoder "
+             "layer, m an MTP layer, L the loss, '|' between chunks, x*n and "
+             "(...)*n to repeat (DeepSeek-V3 at pp 16, or at pp 4 where it "
+             "makes v 4: "
+             "\"Etttt|(tttt|)*14tmL\"); v follows from it"),
+    cl::value_desc("layout"), cl::sub(plancmd::subCommand()),
+    cl::cat(planCat));
+/// --pipeline-layout, parsed (run).
+std::optional<cost::PipelineLayout> parsedLayout;
+int64_t layoutVirtualStages = 1;
 cl::opt<cost::Recompute> recompute(
     "recompute", cl::desc("what the backward recomputes"),
     tshape::recomputeValues(),
@@ -235,11 +248,12 @@ bool given(const cl::Option &o) { return o.getNumOccurrences() > 0; }
 /// the config's).
 cost::TrainingPlan commandLinePlan(int64_t microbatches) {
   cost::TrainingPlan plan;
-  plan.setVirtualStages(vp);
+  plan.setVirtualStages(parsedLayout ? layoutVirtualStages : int64_t(vp));
   plan.firstStageLayers = firstStageLayers;
   plan.lastStageLayers = lastStageLayers;
   plan.embeddingInSplit = embeddingInSplit;
   plan.lossInSplit = lossInSplit;
+  plan.layout = parsedLayout;
   plan.microbatches = microbatches;
   plan.recompute = resolvedRecompute;
   plan.recomputeModules = resolvedModules;
@@ -474,11 +488,30 @@ int tshape::plancmd::run(const char *tool, int argc, char **argv) {
     return fail("--first-stage-layers and --last-stage-layers must be "
                 "positive (0: the even share)");
   if (search && (given(firstStageLayers) || given(lastStageLayers) ||
-                 embeddingInSplit || lossInSplit))
+                 embeddingInSplit || lossInSplit || given(pipelineLayout)))
     return fail("--first-stage-layers, --last-stage-layers, "
-                "--embedding-in-split and --loss-in-split fix one plan's "
-                "layout; the search prices even stages (give --pp and no "
-                "--search)");
+                "--embedding-in-split, --loss-in-split and --pipeline-layout "
+                "fix one plan's layout; the search prices even stages (give "
+                "--pp and no --search)");
+  if (given(pipelineLayout)) {
+    std::string bad;
+    parsedLayout = cost::parsePipelineLayout(pipelineLayout, bad);
+    if (!parsedLayout)
+      return fail("--pipeline-layout: " + bad);
+    const int64_t v = parsedLayout->virtualStages(pp);
+    if (int64_t(parsedLayout->chunks.size()) % pp != 0)
+      return fail("--pipeline-layout: " +
+                  std::to_string(parsedLayout->chunks.size()) +
+                  " chunks not divisible by --pp " + std::to_string(pp) +
+                  " (Megatron-LM, arguments.py:944)");
+    if (given(vp) && vp != v)
+      return fail("--pipeline-layout has " +
+                  std::to_string(parsedLayout->chunks.size()) +
+                  " chunks, v = " + std::to_string(v) + " at --pp " +
+                  std::to_string(pp) + "; --vp says " +
+                  std::to_string(vp.getValue()) + " (leave --vp out)");
+    layoutVirtualStages = v;
+  }
   if (search) {
     if (!gpus)
       return fail("--search needs --gpus (the GPUs to plan for)");
