@@ -174,6 +174,11 @@ TEST(PipelineLayout, ParsesAsMegatronLM) {
   EXPECT_NE(error.find("'*' must follow a symbol and precede a count"),
             std::string::npos)
       << error;
+  // A count that would unroll past 2^20 symbols is an error, not a
+  // terabyte of memory.
+  EXPECT_FALSE(parsePipelineLayout("E(t*999999|)*999999L", error));
+  EXPECT_NE(error.find("more than 1048576 symbols"), std::string::npos)
+      << error;
   // Megatron's order rules.
   l = parsePipelineLayout("tE|tL", error);
   ASSERT_TRUE(l);

@@ -25,10 +25,22 @@ int64_t PipelineLayout::mtpRank(int64_t pp) const {
 }
 
 namespace {
+/// The most symbols a layout may unroll to: a bound, so that a count such
+/// as "(t*999999|)*999999" is an error, not a terabyte.
+constexpr size_t kMaxSymbols = size_t(1) << 20;
+
 /// Unrolls "(...)*n" and then "x*n" as Megatron-LM's two regular
 /// expressions do, innermost parentheses first; nullopt with `error` on a
-/// '*' without a count or an unbalanced parenthesis.
+/// '*' without a count, an unbalanced parenthesis or more than kMaxSymbols
+/// symbols.
 std::optional<std::string> unroll(std::string s, std::string &error) {
+  auto tooLong = [&](size_t body, int64_t n) {
+    if (body * size_t(n) + s.size() <= kMaxSymbols)
+      return false;
+    error = "it unrolls to more than " + std::to_string(kMaxSymbols) +
+            " symbols";
+    return true;
+  };
   auto count = [&](size_t at, size_t &end) -> std::optional<int64_t> {
     end = at;
     while (end < s.size() && std::isdigit((unsigned char)s[end]))
@@ -48,6 +60,8 @@ std::optional<std::string> unroll(std::string s, std::string &error) {
       return std::nullopt;
     }
     std::string body = s.substr(open + 1, close - open - 1), rep;
+    if (tooLong(body.size(), *n))
+      return std::nullopt;
     for (int64_t i = 0; i < *n; ++i)
       rep += body;
     s = s.substr(0, open) + rep + s.substr(end);
@@ -63,6 +77,8 @@ std::optional<std::string> unroll(std::string s, std::string &error) {
       error = "'*' must follow a symbol and precede a count";
       return std::nullopt;
     }
+    if (tooLong(1, *n))
+      return std::nullopt;
     s = s.substr(0, star - 1) + std::string(size_t(*n), s[star - 1]) +
         s.substr(end);
   }
