@@ -201,6 +201,10 @@ TEST(Cluster, Builtins) {
   EXPECT_EQ(findBuiltinCluster("dgx-b200")->node.bandwidthGBs, 900);
   const Cluster *nvl = findBuiltinCluster("gb200-nvl72");
   EXPECT_EQ(nvl->gpusPerNode, 72);
+  // 18 compute trays of 4 GPUs: the host is not the NVLink domain there;
+  // on a DGX it is.
+  EXPECT_EQ(nvl->hostGpus(), 4);
+  EXPECT_EQ(findBuiltinCluster("dgx-h100")->hostGpus(), 8);
   EXPECT_EQ(nvl->node.bandwidthGBs, 900);
   EXPECT_EQ(nvl->gpu, "gb200");
   // 400 Gb/s InfiniBand per GPU = 50 GB/s.
@@ -215,7 +219,11 @@ TEST(Cluster, Builtins) {
 TEST(Cluster, FileRoundTrip) {
   std::string error;
   const Cluster &b = *findBuiltinCluster("dgx-b200");
-  std::optional<Cluster> c = parseClusterJson(clusterJson(b), error);
+  std::optional<Cluster> c =
+      parseClusterJson(clusterJson(*findBuiltinCluster("gb200-nvl72")), error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->gpusPerHost, 4);
+  c = parseClusterJson(clusterJson(b), error);
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->name, "dgx-b200");
   EXPECT_EQ(c->gpusPerNode, 8);
@@ -256,6 +264,8 @@ TEST(Cluster, FileErrorsNameTheKey) {
             "key 'gpu': unknown target 'tp");
   EXPECT_EQ(err(R"({"base": "dgx-h100", "gpus_per_node": 2.5})"),
             "key 'gpus_per_node': expected a positive integer");
+  EXPECT_EQ(err(R"({"base": "dgx-h100", "gpus_per_host": 1.5})").substr(0, 31),
+            "key 'gpus_per_host': expected 0");
   EXPECT_EQ(err(R"({"base": "dgx-h100", "node": {"efficiency": 1.5}})"),
             "key 'node.efficiency': must be in (0, 1], got 1.5");
   EXPECT_EQ(err(R"({"base": "dgx-h100", "node": {"latency_us": "x"}})"),

@@ -169,6 +169,14 @@ TEST(Megatron, PlanFlags) {
                 "pretrain_gpt.py --num-layers 24",
                 0),
             0u);
+  // torchrun starts the same count on every host: the largest that divides
+  // the world, up to the host's GPUs (6 on hosts of 4: 2 of 3; 7: 7 of 1).
+  EXPECT_EQ(launchProcessesPerHost(6, 4), 3);
+  EXPECT_EQ(launchProcessesPerHost(7, 4), 1);
+  EXPECT_EQ(launchProcessesPerHost(256, 4), 4);
+  EXPECT_EQ(launchProcessesPerHost(2, 8), 2);
+  EXPECT_EQ(launch->command(6, 4).find("--nnodes 2 --nproc_per_node 3"),
+            launch->environment.size() + 10);
 
   // Selective: granularity only (Megatron-LM rejects a method with it).
   plan.recompute = tshape::cost::Recompute::Selective;

@@ -110,7 +110,8 @@ const std::vector<ClusterConstant> &tshape::cost::clusterConstants() {
 }
 
 const std::vector<Cluster> &tshape::cost::builtinClusters() {
-  static const std::vector<Cluster> clusters = {
+  static const std::vector<Cluster> clusters = [] {
+  std::vector<Cluster> all = {
       make("dgx-a100", "NVIDIA DGX A100 (8x A100 SXM4 80GB)", "a100-80gb", 8,
            link("NVLink 3 / NVSwitch gen2", 300, false, a100Fit(), fitA100),
            network("8x ConnectX-6 HDR InfiniBand 200 Gb/s", 25),
@@ -138,6 +139,13 @@ const std::vector<Cluster> &tshape::cost::builtinClusters() {
            network("ConnectX-7 NDR InfiniBand 400 Gb/s per GPU", 50),
            /*NVLink-C2C, 450 GB/s a direction for two GPUs*/ 225),
   };
+  // A GB200 NVL72 rack's 72 GPUs sit in 18 compute trays, each a host of
+  // 4 GPUs (two Grace-Blackwell superchips): torchrun and Slurm start 4
+  // processes a host (Megatron-Bridge 067f987d,
+  // scripts/performance/argument_parser.py:30-38, "gb200": 4).
+  all.back().gpusPerHost = 4;
+  return all;
+  }();
   return clusters;
 }
 

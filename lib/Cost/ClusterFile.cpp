@@ -153,6 +153,19 @@ std::optional<Cluster> tshape::cost::parseClusterJson(const std::string &text,
     return std::nullopt;
   }
   c.gpusPerNode = int64_t(gpus);
+  double host = double(c.gpusPerHost);
+  if (!f.number("gpus_per_host", host, false, 0, 1 << 20, false))
+    return std::nullopt;
+  if (host != std::floor(host) ||
+      (host > 0 && c.gpusPerNode % int64_t(host) != 0)) {
+    f.fail("gpus_per_host",
+           "expected 0 (the NVLink domain is one host) or a positive integer "
+           "that divides gpus_per_node " +
+               std::to_string(c.gpusPerNode) + ", got " +
+               llvm::formatv("{0}", host).str());
+    return std::nullopt;
+  }
+  c.gpusPerHost = int64_t(host);
   if (!f.number("host_link_gbs", c.hostLinkGBs, false, 0, 1e5, false))
     return std::nullopt;
   if (!target::findBuiltinTarget(c.gpu)) {
@@ -201,6 +214,7 @@ std::string tshape::cost::clusterJson(const Cluster &c) {
                  {"description", c.description},
                  {"gpu", c.gpu},
                  {"gpus_per_node", c.gpusPerNode},
+                 {"gpus_per_host", c.gpusPerHost},
                  {"host_link_gbs", c.hostLinkGBs},
                  {"node", tier(c.node)},
                  {"network", tier(c.network)}};

@@ -842,9 +842,20 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   return launch;
 }
 
+int64_t tshape::launchProcessesPerHost(int64_t gpus,
+                                       int64_t gpusPerHost) {
+  int64_t per = std::max<int64_t>(1, std::min(gpus, gpusPerHost));
+  while (per > 1 && gpus % per)
+    --per;
+  return per;
+}
+
 std::string MegatronLaunch::command(int64_t gpus, int64_t gpusPerNode) const {
-  int64_t perNode = std::min(gpus, std::max<int64_t>(gpusPerNode, 1));
-  int64_t nodes = (gpus + perNode - 1) / perNode;
+  // torchrun starts the same number of processes on every host, so a
+  // world that does not fill whole hosts runs fewer on each: the largest
+  // count that divides it (6 GPUs on 4-GPU hosts: 2 hosts of 3).
+  int64_t perNode = launchProcessesPerHost(gpus, gpusPerNode);
+  int64_t nodes = gpus / perNode;
   // Several nodes meet at node 0 (torchrun's static rendezvous, as
   // Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh starts
   // them): each node runs the same line with its own NODE_RANK.

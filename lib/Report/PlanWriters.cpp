@@ -70,7 +70,7 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
   r.plan = priced;
   r.step = *step;
   r.megatronArguments = launch->arguments;
-  r.megatronCommand = launch->command(world, cluster.gpusPerNode);
+  r.megatronCommand = launch->command(world, cluster.hostGpus());
   r.megatronNotes = launch->notes;
   // LoRA: Megatron-LM's pretrain_gpt.py would train every weight, another
   // run than the one priced; the plan's degrees are what to give
@@ -95,15 +95,25 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
                                n(kMegatronVocabDivisibleBy) + " x tp " +
                                n(config.parallel.tp) +
                                ", as Megatron-LM pads it by default");
-  if (world > cluster.gpusPerNode)
+  // torchrun runs once a host: a GB200 NVL72 rack is 18 hosts of 4 GPUs.
+  const int64_t perHost = cluster.hostGpus();
+  const int64_t launched = launchProcessesPerHost(world, perHost);
+  if (world > launched)
     r.megatronNotes.push_back(
-        "run the command on each of the " +
-        n((world + cluster.gpusPerNode - 1) / cluster.gpusPerNode) +
-        " nodes with NODE_RANK 0, 1, ... and MASTER_ADDR the address of "
-        "node 0");
-  if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
-    r.megatronNotes.push_back(n(world) + " GPUs do not fill whole " +
-                              n(cluster.gpusPerNode) + "-GPU nodes");
+        "run the command on each of the " + n(world / launched) +
+        " hosts with NODE_RANK 0, 1, ... and MASTER_ADDR the address of "
+        "host 0");
+  if (launched < std::min(world, perHost))
+    r.megatronNotes.push_back(
+        n(world) + " GPUs do not fill whole " + n(perHost) +
+        "-GPU hosts: torchrun starts the same number of processes on every "
+        "host, so the command runs " +
+        n(launched) + " on each of " + n(world / launched) + " hosts");
+  else if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
+    r.megatronNotes.push_back(
+        n(world) + " GPUs do not fill whole " + n(cluster.gpusPerNode) +
+        "-GPU NVLink domains: the last one holds " +
+        n(world % cluster.gpusPerNode));
   return r;
 }
 

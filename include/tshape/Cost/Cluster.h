@@ -58,6 +58,11 @@ struct Cluster {
   std::string description; ///< e.g. "NVIDIA DGX H100 (8x H100 SXM5)"
   std::string gpu;         ///< a GPU target name (target::findBuiltinTarget)
   int64_t gpusPerNode = 8; ///< GPUs in one NVLink domain
+  /// GPUs one host (one operating system, one torchrun) drives: what a
+  /// launch line's --nproc_per_node is. 0: the NVLink domain is one host
+  /// (DGX). A GB200 NVL72 rack is one NVLink domain of 72 GPUs over 18
+  /// compute trays of 4 GPUs each.
+  int64_t gpusPerHost = 0;
   TierLink node, network;
   /// The link between a GPU and host memory, GB/s per GPU in one direction
   /// (datasheet): what activation CPU offloading moves over. PCIe Gen4 x16
@@ -65,6 +70,9 @@ struct Cluster {
   /// shared by its two GPUs: 225. 0: unknown (an offloaded plan is then
   /// an error).
   double hostLinkGBs = 0;
+
+  /// GPUs per host: gpusPerHost, or the NVLink domain when it is 0.
+  int64_t hostGpus() const { return gpusPerHost > 0 ? gpusPerHost : gpusPerNode; }
 
   const TierLink &tier(model::Tier t) const {
     return t == model::Tier::Node ? node : network;

@@ -53,6 +53,11 @@ struct MegatronLaunch {
   std::string command(int64_t gpus, int64_t gpusPerNode) const;
 };
 
+/// The processes torchrun starts on each host for `gpus` GPUs on hosts of
+/// `gpusPerHost`: the largest count up to gpusPerHost that divides gpus
+/// (torchrun starts the same number on every host).
+int64_t launchProcessesPerHost(int64_t gpus, int64_t gpusPerHost);
+
 /// Megatron-LM's argument rules (megatron/training/arguments.py
 /// validate_args, megatron/core/num_microbatches_calculator.py) that the
 /// plan could break; the first violation, with its numbers and what to
