@@ -688,6 +688,17 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
     st.p2p = p2pOne;
+    // Interleaved schedules overlap each send/recv with the next model
+    // chunk's compute (Megatron-LM's overlap_p2p_comm, on by default with
+    // virtual stages and forced off without them: arguments.py:1000-1018
+    // at d98e8a64): a transfer shows only where it outlasts one chunk's
+    // forward (its activation) or backward (its gradient).
+    if (opt.overlapP2pComm && v > 1 && p > 1) {
+      const double one = p2pOne.total / (2 * double(v));
+      const double dv = double(v);
+      st.p2p.exposed = dv * (std::max(0.0, one - st.forward / dv) +
+                             std::max(0.0, one - st.backward / dv));
+    }
     // Activation CPU offloading: each offloaded layer's saved activations
     // go to host memory while the next layer's forward runs and come back
     // while the previous layer's backward runs (Megatron-LM's

@@ -45,6 +45,12 @@ struct StepOptions {
   /// every microbatch's weight gradients are added to the accumulated ones
   /// in a memory-bound pass of its own.
   bool gradientAccumulationFusion = true;
+  /// Megatron-LM's overlap_p2p_comm (on by default with virtual stages
+  /// since --no-overlap-p2p-communication replaced the opt-in flag; the
+  /// 2021-22 Megatron-LM of the papers' runs did not have it): an
+  /// interleaved schedule's pipeline sends and receives run behind the
+  /// next model chunk's compute.
+  bool overlapP2pComm = true;
 };
 
 /// A communication's seconds per step: all of it, and what is on the
@@ -68,7 +74,9 @@ struct StageMicrobatch {
   CommTime tp;            ///< tensor-parallel collectives (all exposed)
   CommTime ep;            ///< expert-parallel all-to-alls (all exposed)
   CommTime cp;            ///< context-parallel ring exchange
-  CommTime p2p;           ///< pipeline sends and receives (all exposed)
+  /// Pipeline sends and receives (exposed, or behind the next chunk's
+  /// compute with StepOptions::overlapP2pComm and virtual stages).
+  CommTime p2p;
   /// Activation CPU offloading: the offloaded layers' activations to host
   /// memory and back, each hidden behind a layer's forward or backward.
   CommTime offload;
