@@ -152,6 +152,44 @@ TEST(Fp8Linear, GemmIncludesItsQuantization) {
             nullptr);
 }
 
+TEST(Fp8Linear, BlockScaledRate) {
+  // capTarget: FP8 peak 1,320 TFLOP/s, the chip at fp8MathEfficiency 0.5,
+  // no epilogue term. A block-scaled GEMM with a rate of its own, 0.25 of
+  // the peak, runs at half the bare FP8 GEMM's rate on the same tile: its
+  // main loop takes exactly twice as long (the tile, K-step, wave and
+  // alignment factors are the same), and the per-CTA rate of the
+  // per-tensor layers (fp8SmEfficiency) does not apply.
+  GpuTarget t = capTarget();
+  t.fp8SmEfficiency = 0.9;
+  t.blockFp8MathEfficiency = 0.25;
+  const target::TileConfig tile{128, 128, 0.95, 1};
+  GemmEstimate block =
+      estimateWithTile(fp8(1024, 4096, Quantize::Block), t, tile, 1);
+  GemmEstimate bare =
+      estimateWithTile(fp8(1024, 4096, Quantize::None), t, tile, 1);
+  EXPECT_NEAR(block.computeUs, 2 * bare.computeUs, 1e-9);
+  // Its bf16 output is written once, 2 B per element: x 4,194,304 B, W
+  // 16,777,216 B and 8,388,608 B of output, 29,360,128 B (the bare GEMM
+  // writes FP8, 4,194,304 B less), whatever fp8OutputBytes says.
+  t.fp8OutputBytes = 4.768;
+  block = estimateWithTile(fp8(1024, 4096, Quantize::Block), t, tile, 1);
+  EXPECT_DOUBLE_EQ(block.bytes, 29360128.0);
+  EXPECT_DOUBLE_EQ(bare.bytes, 25165824.0);
+  // Its own kernel, not vLLM's per-tensor CUTLASS dispatch; at 0 (no rate
+  // of its own) it is priced as the per-tensor layer, dispatch included.
+  EXPECT_EQ(fp8LinearKernel(fp8(1024, 4096, Quantize::Block), t), nullptr);
+  t.blockFp8MathEfficiency = 0;
+  EXPECT_NE(fp8LinearKernel(fp8(1024, 4096, Quantize::Block), t), nullptr);
+  // The built-in fits (bench/block_fp8.py): H100 0.692, B200 and GB200
+  // (the same die) 0.611, where B200's per-tensor layers reach 0.382.
+  EXPECT_DOUBLE_EQ(
+      target::findBuiltinTarget("h100-sxm")->blockFp8MathEfficiency, 0.692);
+  EXPECT_DOUBLE_EQ(target::findBuiltinTarget("gb200")->blockFp8MathEfficiency,
+                   0.611);
+  EXPECT_DOUBLE_EQ(target::findBuiltinTarget("b200")->fp8MathEfficiency,
+                   0.382);
+}
+
 TEST(Fp8Linear, OutputBytesPerElement) {
   GpuTarget t = roundTarget();
   t.memoryEfficiency = 0.5; // 5e11 B/s for the GEMM's own traffic

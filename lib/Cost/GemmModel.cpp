@@ -104,7 +104,14 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   // where its kernel writes it once, the target's fp8OutputBytes of DRAM
   // traffic per element in all (B200's measured layers move more).
   const bool linearFp8 = p.quantize != Quantize::None;
-  const double outBytes = linearFp8 ? t.fp8OutputBytes : double(eb);
+  // A block-scaled FP8 GEMM on a target with a rate of its own runs its
+  // own kernel: the bf16 output written once, no per-CTA rate.
+  const bool blockKernel = p.dtype == model::DType::FP8 &&
+                           p.quantize == Quantize::Block &&
+                           t.blockFp8MathEfficiency > 0;
+  const double outBytes = blockKernel ? 2.0
+                          : linearFp8 ? t.fp8OutputBytes
+                                      : double(eb);
   e.bytes = p.batch * (double(eb) * (double(p.m) * p.k + double(p.k) * p.n) +
                        double(outBytes) * double(p.m) * p.n);
   e.intensity = e.flops / e.bytes;
@@ -119,7 +126,9 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   // fraction of their (twice as high) peak.
   double rate =
       peak * 1e12 *
-      (p.dtype == model::DType::FP8 ? t.fp8MathEfficiency : t.mathEfficiency) *
+      (blockKernel                    ? t.blockFp8MathEfficiency
+       : p.dtype == model::DType::FP8 ? t.fp8MathEfficiency
+                                      : t.mathEfficiency) *
       (p.grouped ? t.groupedGemmEfficiency : 1.0);
   double bw = t.memoryBandwidthGBs * 1e9 * t.memoryEfficiency;
   double idealCompute = e.flops / rate * 1e6;
@@ -136,7 +145,7 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   // a library's stream-K kernel as its waves at the per-CTA rate or the
   // work at the chip's rate, whichever is longer.
   if (p.quantize != Quantize::None && !p.grouped && t.fp8SmEfficiency > 0 &&
-      p.dtype == model::DType::FP8) {
+      p.dtype == model::DType::FP8 && !blockKernel) {
     const double ctaRate = peak * 1e12 * t.fp8SmEfficiency;
     const double eff = tile.efficiency * e.tileEfficiency * e.kEfficiency *
                        e.alignFactor;
@@ -199,6 +208,9 @@ tshape::cost::fp8LinearKernel(const GemmProblem &p,
   // fused_moe), not the linear layer's scaled_mm dispatch.
   if (p.quantize == Quantize::None || p.dtype != model::DType::FP8 ||
       p.grouped)
+    return nullptr;
+  // A block-scaled GEMM with its own rate runs its own kernel.
+  if (p.quantize == Quantize::Block && t.blockFp8MathEfficiency > 0)
     return nullptr;
   for (const target::Fp8LinearKernel &k : t.fp8LinearKernels)
     if (k.admits(p.m, p.n, p.k))

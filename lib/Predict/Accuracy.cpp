@@ -57,9 +57,12 @@ double tshape::predict::predictRow(const KernelRow &row,
     return e.supported ? e.predictedUs : 0;
   }
   // A static scale is the checkpoint's, not a run precision: such a row
-  // prices its own problem (the cast without the amax pass).
+  // prices its own problem (the cast without the amax pass). So does a
+  // block-scaled row: 128 x 128 block-scaled FP8 (DeepGEMM's) also runs on
+  // Hopper, which has no MXFP8 run precision.
   if (row.kind == KernelKind::Gemm &&
-      row.gemm.quantize == cost::Quantize::Static) {
+      (row.gemm.quantize == cost::Quantize::Static ||
+       row.gemm.quantize == cost::Quantize::Block)) {
     cost::GemmEstimate g = cost::estimateGemm(row.gemm, t);
     return g.supported ? g.predictedUs : 0;
   }

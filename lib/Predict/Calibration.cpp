@@ -205,7 +205,8 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
     if (r.kind == KernelKind::MoeLayer)
       return FitGroup::MoeLayer;
     if (r.kind == KernelKind::Gemm && r.gemm.dtype == DType::FP8)
-      return FitGroup::Fp8Gemm;
+      return r.gemm.quantize == cost::Quantize::Block ? FitGroup::BlockFp8Gemm
+                                                      : FitGroup::Fp8Gemm;
     return r.kind == KernelKind::Gemm ? FitGroup::Gemm
            : r.kind == KernelKind::DecodeAttention
                ? FitGroup::DecodeAttention
@@ -214,7 +215,7 @@ bool tshape::predict::calibrate(const std::vector<const KernelRow *> &rows,
   GpuTarget t = base;
   for (FitGroup group :
        {FitGroup::Gemm, FitGroup::PrefillAttention, FitGroup::DecodeAttention,
-        FitGroup::Fp8Gemm, FitGroup::MoeLayer}) {
+        FitGroup::Fp8Gemm, FitGroup::BlockFp8Gemm, FitGroup::MoeLayer}) {
     std::vector<const KernelRow *> use;
     for (const KernelRow *r : fit)
       if (r->kind != KernelKind::Collective && groupOf(*r) == group)

@@ -101,15 +101,21 @@ struct RowReader {
       out = DType::BF16;
       return true;
     }
-    auto d = parseDType(fields[c]);
+    // aiconfigurator's word for a 128 x 128 block-scaled FP8 layer: fp8,
+    // scaled by blocks unless its `scaling` column says otherwise.
+    blockDType = fields[c] == "fp8_block";
+    auto d = blockDType ? std::optional<DType>(DType::FP8)
+                        : parseDType(fields[c]);
     if (!d) {
       why = "unknown dtype '" + fields[c] +
-            "' (expected bf16, fp16, fp32, tf32 or fp8)";
+            "' (expected bf16, fp16, fp32, tf32, fp8 or fp8_block)";
       return false;
     }
     out = *d;
     return true;
   }
+  /// The row's dtype was `fp8_block`.
+  bool blockDType = false;
   /// The `scaling` column of an fp8 GEMM row: how the FP8 linear layer
   /// quantizes its input (`static`, the default: a per-tensor scale known
   /// in advance, one cast, what the measured files hold: aiconfigurator
@@ -127,7 +133,9 @@ struct RowReader {
             " row (only fp8 rows are scaled)";
       return false;
     }
-    if (f.empty() || f == "static")
+    if (f.empty() && blockDType)
+      out = cost::Quantize::Block;
+    else if (f.empty() || f == "static")
       out = cost::Quantize::Static;
     else if (f == "tensor")
       out = cost::Quantize::PerTensor;

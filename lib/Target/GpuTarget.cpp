@@ -240,6 +240,15 @@ Constants b200Fp8() {
           {"fp8_output_bytes", 4.637},
           {"fp8_sm_efficiency", 0.635}};
 }
+/// Block-scaled FP8 linear layers (128 x 128 block scales, DeepGEMM
+/// through vLLM 0.24), fitted from the GEMM and FP8 fits above on the
+/// fitting part of the fp8_block rows of at least 2 ms (the rows were timed
+/// without CUDA graphs: below that their 150-230 us host floor dominates;
+/// bench/block_fp8.py, docs/model-accuracy.md). What MXFP8 training GEMMs
+/// take on Blackwell: B200 0.611 of the FP8 peak where the per-tensor
+/// layers reach 0.382.
+Constants h100BlockFp8() { return {{"block_fp8_math_efficiency", 0.692}}; }
+Constants b200BlockFp8() { return {{"block_fp8_math_efficiency", 0.611}}; }
 /// Fused MoE layers (Cost/MoeLayer.h), fitted by tshape-calibrate on the
 /// fitting half of the H100 MoE timings (vLLM 0.19's fused_moe;
 /// bench/model-accuracy.sh). No other GPU has MoE timings: the others take
@@ -285,11 +294,13 @@ const std::vector<GpuTarget> &tshape::target::builtinTargets() {
   // (docs/targets.md says which, and why).
   static const std::vector<GpuTarget> targets = [] {
     const Constants h100 =
-        h100Gemm() + h100Attention() + h100Decode() + h100Fp8() + h100Moe();
+        h100Gemm() + h100Attention() + h100Decode() + h100Fp8() +
+        h100BlockFp8() + h100Moe();
     const Constants a100 =
         a100Gemm() + a100Attention() + a100Decode() + h100Moe();
     const Constants b200 =
-        b200Gemm() + h100Attention() + h100Decode() + b200Fp8() + h100Moe();
+        b200Gemm() + h100Attention() + h100Decode() + b200Fp8() +
+        b200BlockFp8() + h100Moe();
     std::vector<GpuTarget> v{
         // V100 has no BF16 or TF32 tensor-core path: those GEMMs run on the
         // FP32 CUDA cores (15.7 TFLOP/s). No FP8.
@@ -369,7 +380,8 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
   constexpr FitGroup gemm = FitGroup::Gemm,
                      prefill = FitGroup::PrefillAttention,
                      decode = FitGroup::DecodeAttention,
-                     fp8 = FitGroup::Fp8Gemm, moe = FitGroup::MoeLayer;
+                     fp8 = FitGroup::Fp8Gemm, moe = FitGroup::MoeLayer,
+                     blockFp8 = FitGroup::BlockFp8Gemm;
   static const std::vector<ModelConstant> constants = {
       {"math_efficiency", 0.30, 1.00, &GpuTarget::mathEfficiency, gemm},
       {"memory_efficiency", 0.30, 1.00, &GpuTarget::memoryEfficiency, gemm},
@@ -414,6 +426,8 @@ const std::vector<ModelConstant> &tshape::target::modelConstants() {
       {"quantize_overhead_us", 0.0, 20.0, &GpuTarget::quantizeOverheadUs, fp8},
       {"fp8_output_bytes", 2.0, 8.0, &GpuTarget::fp8OutputBytes, fp8},
       {"fp8_sm_efficiency", 0.0, 1.0, &GpuTarget::fp8SmEfficiency, fp8},
+      {"block_fp8_math_efficiency", 0.0, 1.0,
+       &GpuTarget::blockFp8MathEfficiency, blockFp8},
       {"grouped_gemm_efficiency", 0.20, 1.00, &GpuTarget::groupedGemmEfficiency,
        moe},
       {"moe_memory_efficiency", 0.05, 1.00, &GpuTarget::moeMemoryEfficiency,

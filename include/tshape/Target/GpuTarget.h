@@ -220,6 +220,13 @@ struct GpuTarget {
   /// per-CTA rate of its own. Model constant, fitted on FP8 linear-layer
   /// timings.
   double fp8SmEfficiency = 0.0;
+  /// The fraction of the FP8 peak a block-scaled FP8 GEMM reaches (MXFP8
+  /// training GEMMs, 128 x 128 block-scaled FP8 layers: their own kernels,
+  /// DeepGEMM's or cuBLASLt's, not the per-tensor layer's whose constants
+  /// are above). 0: the per-tensor figures price it too. Such a GEMM
+  /// writes its bf16 output once and takes no per-CTA rate of its own.
+  /// Model constant, fitted on block-scaled FP8 linear-layer timings.
+  double blockFp8MathEfficiency = 0.0;
   /// A fused MoE layer (Cost/MoeLayer.h): the fraction of the library
   /// GEMM's math rate its grouped expert GEMMs reach (Triton's grouped
   /// kernel), the fraction of the datasheet bandwidth its permutation and
@@ -296,6 +303,7 @@ enum class FitGroup : uint8_t {
   PrefillAttention,
   DecodeAttention,
   Fp8Gemm, ///< FP8 linear layers (the GEMM and its input's quantization)
+  BlockFp8Gemm, ///< block-scaled FP8 linear layers (MXFP8, 128 x 128)
   MoeLayer ///< fused MoE layers (tshape-calibrate fits them on MoE layer rows)
 };
 
