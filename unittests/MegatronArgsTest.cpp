@@ -235,6 +235,68 @@ TEST(MegatronArgs, EachRuleBrokenAndKept) {
        "--recompute-modules layernorm",
        "--fp8-format e4m3 --fp8-recipe tensorwise --recompute-granularity "
        "selective --recompute-modules layernorm"},
+      // The expert all-to-alls overlapped: ep > 1, virtual stages at pp >
+      // 1, the alltoall/flex dispatcher, no full recompute or moe module,
+      // bf16/fp16, no shared-expert overlap, at most one MTP layer.
+      {"M1",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --pipeline-model-parallel-size 2 "
+       "--overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --pipeline-model-parallel-size 2 "
+       "--num-layers-per-virtual-pipeline-stage 6 "
+       "--overlap-moe-expert-parallel-comm --bf16"},
+      {"M2",
+       "--num-experts 8 --disable-bias-linear "
+       "--moe-token-dispatcher-type alltoall "
+       "--overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall "
+       "--overlap-moe-expert-parallel-comm --bf16"},
+      {"M3",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type flex --overlap-moe-expert-parallel-comm --bf16"},
+      {"M4",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --recompute-granularity full "
+       "--recompute-method uniform --recompute-num-layers 1 "
+       "--overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --recompute-granularity "
+       "selective --overlap-moe-expert-parallel-comm --bf16"},
+      {"M5",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --recompute-granularity "
+       "selective --recompute-modules moe --overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --recompute-granularity "
+       "selective --recompute-modules core_attn "
+       "--overlap-moe-expert-parallel-comm --bf16"},
+      {"M6",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall "
+       "--overlap-moe-expert-parallel-comm",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall "
+       "--overlap-moe-expert-parallel-comm --fp16"},
+      {"M7",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall "
+       "--moe-shared-expert-intermediate-size 512 "
+       "--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall "
+       "--moe-shared-expert-intermediate-size 512 "
+       "--overlap-moe-expert-parallel-comm --bf16"},
+      {"M8",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --mtp-num-layers 2 --position-embedding-type rope "
+       "--overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --mtp-num-layers 1 --position-embedding-type rope "
+       "--overlap-moe-expert-parallel-comm --bf16"},
       {"RP4", "--rope-type yarn", "--rope-type rope"},
       {"ML1", "--multi-latent-attention --group-query-attention "
               "--num-query-groups 16",
@@ -366,6 +428,13 @@ std::vector<PlanKind> planKinds() {
         model::RecomputeModules(model::RecomputeModule::LayerNorm) |
         model::RecomputeModules(model::RecomputeModule::MoeAct);
     p.precision = Precision::FP8;
+  });
+  // The expert all-to-alls behind another microbatch's compute (pp 2
+  // interleaved, as Megatron-LM requires).
+  add("ep-overlap", {1, 2, 4, 2, 1}, [](cost::TrainingPlan &p) {
+    p.setVirtualStages(2);
+    p.overlapEpComm = true;
+    p.sharding = StateSharding::DistributedOptimizer;
   });
   // Uneven stages: the first of pp 2 holds one layer more than half
   // (set per model below).

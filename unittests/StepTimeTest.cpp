@@ -48,6 +48,15 @@ const target::GpuTarget &h100() {
 }
 const Cluster &dgxH100() { return *findBuiltinCluster("dgx-h100"); }
 
+/// Seconds of one bf16 GEMM m x n x k on H100, as the step model prices it.
+double gemm(int64_t m, int64_t n, int64_t k) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return estimateGemm(p, h100()).predictedUs * 1e-6;
+}
+
 StepEstimate step(const ModelConfig &c, const TrainingPlan &p,
                   const StepOptions &o = {}) {
   std::string error;
@@ -662,13 +671,6 @@ TEST(StepTime, UnevenStages) {
 TEST(StepTime, LoraDropsWeightGradientsAndAddsAdapters) {
   ModelConfig c = tiny();
   const model::RunShape train = model::RunShape::train();
-  auto gemm = [](int64_t m, int64_t n, int64_t k) {
-    GemmProblem p;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    return estimateGemm(p, h100()).predictedUs * 1e-6;
-  };
   double wgrad = 0, adapters = 0;
   for (const model::Kernel &k : model::layerKernels(c, train, 0)) {
     const model::GemmSpec *g = k.gemm();
@@ -719,13 +721,21 @@ TEST(StepTime, LoraDropsWeightGradientsAndAddsAdapters) {
 //     reduction of them; every other parameter all-reduces over the 8;
 //   ep 4: two experts a rank (393,216 routed), EDP = 2 ranks 4 apart, in
 //     one node: an all-reduce of their 4-byte gradients over 2 beside it.
-TEST(StepTime, ExpertGradientsReduceOverExpertDataParallelGroup) {
+namespace {
+/// tiny() with its MLP a MoE block: 8 experts of inner 256, top-2.
+ModelConfig tinyMoe() {
   ModelConfig c = tiny();
   c.mlp.inner = 0;
   c.layerBlocks = {model::BlockKind::Attention, model::BlockKind::Moe};
   c.moe.experts = 8;
   c.moe.topk = 2;
   c.moe.inner = 256;
+  return c;
+}
+} // namespace
+
+TEST(StepTime, ExpertGradientsReduceOverExpertDataParallelGroup) {
+  ModelConfig c = tinyMoe();
   c.parallel.dp = 8;
   StepOptions noOverlap;
   noOverlap.overlapGradReduce = false;
@@ -748,6 +758,54 @@ TEST(StepTime, ExpertGradientsReduceOverExpertDataParallelGroup) {
   }
 }
 
+// Megatron-LM's --overlap-moe-expert-parallel-comm: one microbatch's
+// forward and another's backward run together layer by layer, each one's
+// all-to-alls behind the other's compute. Of m = 4 microbatches, 3 pairs
+// hide up to a layer's forward and backward, F + B; the first forward and
+// the last backward have no partner, one microbatch's all-to-alls in all:
+// per layer ((m - 1) max(0, E - (F + B)) + E) / m of E per microbatch.
+// Stage 0 of pp 2 (v 2) holds 2 decoder layers and no LM head, so its
+// forward and backward are those layers' alone.
+TEST(StepTime, ExpertAllToAllsOverlapped) {
+  ModelConfig c = tinyMoe();
+  c.layers = 4;
+  c.parallel.pp = 2;
+  c.parallel.dp = 8;
+  c.parallel.ep = 8;
+  TrainingPlan p = plan(4, 2);
+  const double n = 2, m = 4;
+  // On DGX H100 the layers' compute outlasts their all-to-alls: all but
+  // the unpaired microbatch's are hidden, E / m per layer.
+  const StepEstimate off = step(c, p);
+  p.overlapEpComm = true;
+  const StepEstimate on = step(c, p);
+  const StageMicrobatch &s0 = off.stages[0];
+  double e = s0.ep.total / n, fb = (s0.forward + s0.backward) / n;
+  ASSERT_GT(e, 0);
+  ASSERT_LT(e, fb);
+  EXPECT_NEAR(on.stages[0].ep.exposed, n * e / m, 1e-15);
+  EXPECT_DOUBLE_EQ(on.stages[0].ep.total, s0.ep.total);
+  EXPECT_LT(on.stepTime, off.stepTime);
+  // NVLink at a thousandth of its bandwidth: the all-to-alls outlast the
+  // compute, and what exceeds it stays exposed in the 3 pairs too.
+  Cluster slow = dgxH100();
+  slow.node.bandwidthGBs /= 1000;
+  std::string error;
+  p.overlapEpComm = false;
+  const std::optional<StepEstimate> slowOff =
+      estimateStep(c, p, h100(), slow, {}, &error);
+  p.overlapEpComm = true;
+  const std::optional<StepEstimate> slowOn =
+      estimateStep(c, p, h100(), slow, {}, &error);
+  ASSERT_TRUE(slowOff && slowOn) << error;
+  const StageMicrobatch &t0 = slowOff->stages[0];
+  e = t0.ep.total / n;
+  fb = (t0.forward + t0.backward) / n;
+  ASSERT_GT(e, fb);
+  EXPECT_NEAR(slowOn->stages[0].ep.exposed,
+              n * ((m - 1) * (e - fb) + e) / m, 1e-12);
+}
+
 TEST(StepTime, MultiTokenPredictionOnTheLastStage) {
   // The small model (h = 64, f = 256, v = 128, L = 4, s = 16, b = 2, one
   // stage, one microbatch) with one MTP layer (Megatron Core's
@@ -758,13 +816,6 @@ TEST(StepTime, MultiTokenPredictionOnTheLastStage) {
   const StepEstimate base = step(c, plan(1));
   c.arch.mtpLayers = 1;
   const StepEstimate mtp = step(c, plan(1));
-  auto gemm = [](int64_t m, int64_t n, int64_t k) {
-    GemmProblem g;
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    return estimateGemm(g, h100()).predictedUs * 1e-6;
-  };
   const double layerAll = kernelSeconds(
       model::layerKernels(c, model::RunShape::train(), 0), false);
   const double logits = kernelSeconds(

@@ -323,22 +323,25 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
 
   // The heaviest layer of a heterogeneous stack (MoE rather than dense):
   // every stage is sized as if it held only those, an upper bound.
-  std::optional<int64_t> perLayer = 0, perLayerExperts = 0;
+  // (Plain integers and a flag: GCC misreads optionals across the loop
+  // below as maybe uninitialized.)
+  int64_t layerWeights = 0, layerExperts = 0;
+  bool layerOverflow = false;
   // The two groups are one when etp x ep = tp (a dense model, or experts
   // laid out as tp): the split is not needed.
   const bool splitExperts = expertRanks != par.tp;
   for (const auto &[lc, n] : model::layerGroups(c)) {
     const LayerParams w = layerParams(lc, splitExperts);
-    if (!w.all || !w.experts || !perLayer) {
-      perLayer = std::nullopt;
+    if (!w.all || !w.experts) {
+      layerOverflow = true;
       break;
     }
-    if (*w.all > *perLayer) {
-      perLayer = w.all;
-      perLayerExperts = w.experts;
+    if (*w.all > layerWeights) {
+      layerWeights = *w.all;
+      layerExperts = *w.experts;
     }
   }
-  if (perLayerExperts.value_or(0) > 0 && stageRanks % expertRanks != 0) {
+  if (!layerOverflow && layerExperts > 0 && stageRanks % expertRanks != 0) {
     if (error)
       *error = "the expert ranks etp x ep = " + std::to_string(expertRanks) +
                " do not divide a stage's tp x cp x dp = " +
@@ -350,7 +353,7 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
       std::max<int64_t>(1, stageRanks / std::max<int64_t>(1, expertRanks));
   std::optional<int64_t> embedding = model::rankWeights(BlockKind::Embedding, c);
   std::optional<int64_t> lmHead = model::rankWeights(BlockKind::LMHead, c);
-  if (!perLayer || !embedding || !lmHead) {
+  if (layerOverflow || !embedding || !lmHead) {
     if (error)
       *error = "the parameter count overflows 64-bit arithmetic";
     return std::nullopt;
@@ -385,9 +388,7 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
   const int64_t hidden = getParam(c, Param::Hidden);
   const int64_t ehProj = 2 * hidden * hidden / par.tp + 2 * hidden;
   // On the last stage, or where a layout puts them.
-  const int64_t mtpRank =
-      plan.layout && plan.layout->mtpRank(p) >= 0 ? plan.layout->mtpRank(p)
-                                                   : p - 1;
+  const int64_t mtpRank = plan.mtpStage(p);
 
   MemoryEstimate est;
   est.expertGroup = expertGroup;
@@ -419,9 +420,9 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     // experts' over the expert data-parallel group.
     const int64_t mtpHere = i == mtpRank ? mtp : 0;
     const int64_t dense =
-        (*perLayer - *perLayerExperts) * (st.layers + mtpHere) +
+        (layerWeights - layerExperts) * (st.layers + mtpHere) +
         ehProj * mtpHere;
-    const int64_t routed = *perLayerExperts * (st.layers + mtpHere);
+    const int64_t routed = layerExperts * (st.layers + mtpHere);
     st.layerState =
         state(dense, plan, group) + state(routed, plan, expertGroup);
     st.routedParams = plan.loraRank > 0 ? 0 : routed;

@@ -269,6 +269,19 @@ struct LoraTime {
   double forward = 0, backward = 0;
 };
 
+/// Seconds of one plain GEMM (batch x m x n x k in `dtype`) on `target`.
+static double gemmSeconds(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          model::DType dtype,
+                          const target::GpuTarget &target) {
+  GemmProblem p;
+  p.batch = batch;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.dtype = dtype;
+  return estimateGemm(p, target).predictedUs * kUs;
+}
+
 LoraTime loraTime(const ModelConfig &c, int64_t r,
                   const target::GpuTarget &target) {
   LoraTime t;
@@ -278,13 +291,7 @@ LoraTime loraTime(const ModelConfig &c, int64_t r,
     const double w = double(count) / layers;
     for (const auto &[batch, m, n, k] : loraTargets(lc)) {
       auto us = [&](int64_t gm, int64_t gn, int64_t gk) {
-        GemmProblem p;
-        p.batch = batch;
-        p.m = gm;
-        p.n = gn;
-        p.k = gk;
-        p.dtype = c.dtype;
-        return estimateGemm(p, target).predictedUs * kUs;
+        return gemmSeconds(batch, gm, gn, gk, c.dtype, target);
       };
       t.forward += w * (us(m, r, k) + us(m, n, r));
       t.backward +=
@@ -626,21 +633,15 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
   double ehProjFwd = 0, ehProjBwd = 0;
   if (mtp > 0) {
     auto gemm = [&](double gm, double gn, double gk) {
-      GemmProblem g;
-      g.m = int64_t(gm);
-      g.n = int64_t(gn);
-      g.k = int64_t(gk);
-      g.dtype = c.dtype;
-      return estimateGemm(g, target).predictedUs * kUs;
+      return gemmSeconds(1, int64_t(gm), int64_t(gn), int64_t(gk), c.dtype,
+                         target);
     };
     const double ht = std::max(1.0, h / double(t));
     ehProjFwd = gemm(tokens, ht, 2 * h);
     ehProjBwd = gemm(tokens, 2 * h, ht) + gemm(2 * h, ht, tokens);
   }
   // On the last stage, or where a layout puts them.
-  const int64_t mtpRank =
-      plan.layout && plan.layout->mtpRank(p) >= 0 ? plan.layout->mtpRank(p)
-                                                   : p - 1;
+  const int64_t mtpRank = plan.mtpStage(p);
 
   // Pipeline send/recv: each model chunk sends its output forward and
   // receives its gradient back once per microbatch, b s h, to a stage
@@ -685,6 +686,18 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     }
     st.tp.total = st.tp.exposed = n * layerTp;
     st.ep.total = st.ep.exposed = n * layerEp;
+    // --overlap-moe-expert-parallel-comm: Megatron-LM runs one
+    // microbatch's forward and another's backward together, layer by
+    // layer, each one's all-to-alls behind the other's compute. Of m
+    // microbatches, m - 1 such pairs hide up to a layer's forward and
+    // backward; the first forward and the last backward have no partner,
+    // so one microbatch's all-to-alls stay exposed in full.
+    if (plan.overlapEpComm && layerEp > 0) {
+      const double md = double(m);
+      const double partner = lt->forward + lora.forward + layerBackward;
+      st.ep.exposed =
+          n * ((md - 1) * std::max(0.0, layerEp - partner) + layerEp) / md;
+    }
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
     st.p2p = p2pOne;

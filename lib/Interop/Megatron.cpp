@@ -726,6 +726,28 @@ tshape::checkMegatronRules(const ModelConfig &c,
              " must be below num-layers " + n(layers) +
              " (transformer_config.py:1884)";
   }
+  // The expert all-to-alls overlapped (transformer_config.py:3002-3047,
+  // rules M1-M8 of the encoded table), said in the plan's terms.
+  if (plan.overlapEpComm) {
+    if (par.ep <= 1)
+      return "--overlap-ep-comm needs expert parallelism (ep > 1; "
+             "transformer_config.py:3013)";
+    if (par.pp > 1 && plan.virtualStages <= 1 && !plan.layout)
+      return "--overlap-ep-comm at pp " + n(par.pp) +
+             " needs virtual stages (--vp; transformer_config.py:3007)";
+    if (plan.recompute == cost::Recompute::Full ||
+        model::recomputes(plan.selectiveModules(),
+                          model::RecomputeModule::Moe))
+      return "--overlap-ep-comm excludes full recompute and the moe "
+             "recompute module (transformer_config.py:3021-3032)";
+    if (c.dtype != DType::BF16 && c.dtype != DType::FP16)
+      return "--overlap-ep-comm needs a bf16 or fp16 model "
+             "(transformer_config.py:3034)";
+    if (c.arch.mtpLayers > 1)
+      return "--overlap-ep-comm supports at most one MTP layer, and this "
+             "model has " + n(c.arch.mtpLayers) +
+             " (transformer_config.py:3042)";
+  }
   return std::nullopt;
 }
 
@@ -793,6 +815,10 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   // and fewer layers than the model's.
   if (plan.offloadLayers > 0)
     line.arg("--cpu-offloading-num-layers", plan.offloadLayers);
+  // The expert all-to-alls behind another microbatch's compute (the step
+  // model prices it so); the encoded rules M1-M8 check its conditions.
+  if (plan.overlapEpComm)
+    line.flag("--overlap-moe-expert-parallel-comm");
   // The step-time model overlaps the data-parallel gradient reduction and
   // the parameter gather (StepOptions' defaults); Megatron-LM does so only
   // when asked.

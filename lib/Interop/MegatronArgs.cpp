@@ -116,6 +116,7 @@ const MegatronFlag kFlags[] = {
     {"--moe-shared-expert-gate", Switch, "", 0, "transformer_config.py:713 (field)"},
     {"--moe-apply-probs-on-input", Switch, "", 0, "transformer_config.py:949 (field)"},
     {"--moe-shared-expert-overlap", Switch, "", 0, "transformer_config.py:717 (field)"},
+    {"--overlap-moe-expert-parallel-comm", Switch, "", 0, "model_parallel_config.py:343 (field)"},
     {"--moe-layer-freq", Pattern, "", 0, "arguments.py:3520"},
     {"--moe-grouped-gemm", Switch, "", 0, "transformer_config.py:850 (field)"},
     {"--moe-token-dispatcher-type", Choice, "allgather,alltoall,flex", 0, "transformer_config.py:891 (field)"},
@@ -552,6 +553,52 @@ tshape::validateMegatronArguments(llvm::StringRef line,
   } else if (s.on("--moe-ffn-hidden-size") && !s.on("--moe-layer-freq")) {
     fail("X4", "transformer_config.py:1689",
          "--moe-ffn-hidden-size without --num-experts");
+  }
+
+  // The expert all-to-alls overlapped with another microbatch's compute
+  // (TC __post_init__, transformer_config.py:3002-3047).
+  if (s.on("--overlap-moe-expert-parallel-comm")) {
+    const auto it = a.flags.find("--recompute-modules");
+    const bool moeModule =
+        a.text("--recompute-granularity") == "selective" &&
+        it != a.flags.end() &&
+        std::find(it->second.begin(), it->second.end(), "moe") !=
+            it->second.end();
+    if (pp > 1 && !perVirtual &&
+        !s.on("--num-virtual-stages-per-pipeline-rank") &&
+        !s.on("--pipeline-model-parallel-layout"))
+      fail("M1", "transformer_config.py:3007",
+           "--overlap-moe-expert-parallel-comm at pipeline-model-parallel-"
+           "size " + n(pp) + " needs virtual pipeline stages");
+    if (ep <= 1)
+      fail("M2", "transformer_config.py:3013",
+           "--overlap-moe-expert-parallel-comm needs expert parallelism "
+           "(expert-model-parallel-size > 1)");
+    const std::string dispatcher = a.text("--moe-token-dispatcher-type");
+    if (dispatcher != "alltoall" && dispatcher != "flex")
+      fail("M3", "transformer_config.py:3016",
+           "--overlap-moe-expert-parallel-comm needs the alltoall or flex "
+           "dispatcher");
+    if (a.text("--recompute-granularity") == "full" ||
+        s.on("--recompute-method"))
+      fail("M4", "transformer_config.py:3021",
+           "--overlap-moe-expert-parallel-comm excludes full recompute and "
+           "--recompute-method");
+    if (moeModule)
+      fail("M5", "transformer_config.py:3030",
+           "--overlap-moe-expert-parallel-comm excludes the moe recompute "
+           "module");
+    if (!s.on("--bf16") && !s.on("--fp16"))
+      fail("M6", "transformer_config.py:3034",
+           "--overlap-moe-expert-parallel-comm needs --bf16 or --fp16");
+    if (s.on("--moe-shared-expert-overlap"))
+      fail("M7", "transformer_config.py:3039",
+           "--overlap-moe-expert-parallel-comm excludes "
+           "--moe-shared-expert-overlap");
+    if (s.get("--mtp-num-layers", 0) > 1)
+      fail("M8", "transformer_config.py:3042",
+           "--overlap-moe-expert-parallel-comm supports at most one MTP "
+           "layer, got " + n(s.get("--mtp-num-layers", 0)));
   }
 
   // Sharding and overlap.

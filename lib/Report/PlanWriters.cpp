@@ -170,6 +170,8 @@ std::string planLine(const PlanReport &r) {
   if (r.plan.loraRank > 0)
     s += ", LoRA rank " + std::to_string(r.plan.loraRank) +
          " (base weights frozen)";
+  if (r.plan.overlapEpComm)
+    s += ", expert all-to-alls overlapped";
   if (r.plan.offloadLayers > 0)
     s += ", activations of " + std::to_string(r.plan.offloadLayers) +
          " layers offloaded to the host";
@@ -230,6 +232,7 @@ void tshape::report::writePlanJson(llvm::json::OStream &j,
         j.value(model::recomputeModuleName(m));
     });
     j.attribute("offload_layers", plan.offloadLayers);
+    j.attribute("overlap_ep_comm", plan.overlapEpComm);
     j.attribute("lora_rank", plan.loraRank);
     j.attribute("embedding_in_split", plan.embeddingInSplit);
     j.attribute("loss_in_split", plan.lossInSplit);

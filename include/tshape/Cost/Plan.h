@@ -100,6 +100,12 @@ struct TrainingPlan {
   std::optional<PipelineLayout> layout;
   /// Megatron-LM's sequence parallelism (with tensor parallelism).
   bool sequenceParallel = false;
+  /// Megatron-LM's --overlap-moe-expert-parallel-comm: the expert
+  /// all-to-alls of one microbatch run behind another's compute (the
+  /// forward of one and the backward of the other interleaved layer by
+  /// layer). Needs ep > 1, virtual stages at pp > 1, no full recompute
+  /// and no moe recompute module (MegatronArgs rules M1-M8).
+  bool overlapEpComm = false;
   /// Activation CPU offloading (Megatron-LM's --cpu-offloading-num-layers):
   /// the saved activations of this many decoder layers go to host memory
   /// during the forward and come back for the backward, over the
@@ -143,6 +149,12 @@ struct TrainingPlan {
     virtualStages = v;
     schedule = v > 1 ? PipelineSchedule::Interleaved
                      : PipelineSchedule::OneFOneB;
+  }
+  /// The pipeline stage of `pp` that runs the multi-token prediction
+  /// layers: where the layout puts them, else the last.
+  int64_t mtpStage(int64_t pp) const {
+    const int64_t r = layout ? layout->mtpRank(pp) : -1;
+    return r >= 0 ? r : pp - 1;
   }
 };
 

@@ -145,6 +145,12 @@ cl::opt<int64_t> offloadLayers(
              "activations go to host memory (Megatron-LM's "
              "--cpu-offloading-num-layers; pp 1, no recompute)"),
     cl::init(0), cl::sub(plancmd::subCommand()), cl::cat(planCat));
+cl::opt<bool> overlapEpComm(
+    "overlap-ep-comm",
+    cl::desc("the expert all-to-alls behind another microbatch's compute "
+             "(Megatron-LM's --overlap-moe-expert-parallel-comm: ep > 1, "
+             "virtual stages at pp > 1, no full recompute)"),
+    cl::init(false), cl::sub(plancmd::subCommand()), cl::cat(planCat));
 cl::opt<int64_t> loraRank(
     "lora-rank",
     cl::desc("LoRA finetuning at this adapter rank (Megatron-Bridge's PEFT, "
@@ -258,6 +264,7 @@ cost::TrainingPlan commandLinePlan(int64_t microbatches) {
   plan.recompute = resolvedRecompute;
   plan.recomputeModules = resolvedModules;
   plan.offloadLayers = offloadLayers;
+  plan.overlapEpComm = overlapEpComm;
   plan.loraRank = loraRank;
   plan.sequenceParallel = sequenceParallel;
   plan.sharding = sharding;
@@ -481,6 +488,10 @@ int tshape::plancmd::run(const char *tool, int argc, char **argv) {
                 "training (give the plan without --search)");
   if (offloadLayers < 0)
     return fail("--offload-layers must be positive (0: no offloading)");
+  if (search && overlapEpComm)
+    return fail("--overlap-ep-comm fixes one plan's expert overlap; the "
+                "search prices the all-to-alls exposed (give the plan "
+                "without --search)");
   if (search && given(offloadLayers))
     return fail("--offload-layers fixes one plan's offloading; the search "
                 "prices none (give the plan without --search)");
