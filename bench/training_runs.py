@@ -31,7 +31,7 @@ Python standard library only; the figures are those of tshape-plan's JSON
 report (docs/report-schema.md).
 
 With --search-rank it also runs tshape-plan --search on each priced run's
-GPUs, global batch, sequence and precision (its ep fixed) and says which
+GPUs, global batch, sequence and precision (its ep and expert overlap fixed) and says which
 group of equals the published plan's predicted step falls in (the issue's
 "published plan among the top 3, equals grouped"; about two minutes).
 
@@ -184,7 +184,8 @@ def search_group(plan_bin, case, step_time):
     """The group of equals (tshape-plan --search, its default band) the
     published plan's predicted step falls in among the plans the search
     ranks on the same GPUs, global batch, sequence and precision (the
-    published ep fixed, every other choice searched), or None when the
+    published ep and expert overlap fixed, every other choice searched),
+    or None when the
     search fails. A plan faster than every ranked one is in group 1.
     Runs of one plan in several releases share one search (SEARCHES).
     """
@@ -192,7 +193,10 @@ def search_group(plan_bin, case, step_time):
             f"--gpus={case['gpus']}", f"--global-batch={case['gbs']}",
             f"--seq={case['seq']}", "--search", "--top=200"]
     if MODELS[case["model"]][2] == "moe":
+        # Its ep and its expert overlap fixed: the search ranks the rest.
         args.append(f"--ep={case['ep']}")
+        args.append("--overlap-ep-comm=%s" % (
+            "true" if case.get("moe_a2a_overlap") else "false"))
     args += PRECISION[case["precision"]]
     key = tuple(args)
     if key not in SEARCHES:
@@ -324,7 +328,7 @@ def main():
         top3 = [r for r in ranked if r["group"] <= 3]
         out.append("The published plan in the search's first 3 groups of "
                    "equals (tshape-plan --search on the run's GPUs, global "
-                   "batch, sequence and precision, its ep fixed, the default "
+                   "batch, sequence and precision, its ep and expert overlap fixed, the default "
                    "band): %d of %d runs searched (%s)." % (
                        len(top3), len(ranked),
                        ", ".join("g%d: %d" % (g, sum(r["group"] == g

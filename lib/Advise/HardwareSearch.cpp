@@ -193,6 +193,7 @@ PlanSpace tshape::advise::narrowSpace(PlanSpace space,
     space.selectiveModules = *fixed.recomputeModules;
   one(space.sequenceParallel, fixed.sequenceParallel);
   one(space.sharding, fixed.sharding);
+  one(space.overlapEpComm, fixed.overlapEpComm);
   return space;
 }
 

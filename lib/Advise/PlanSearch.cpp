@@ -70,7 +70,7 @@ int64_t PlanSpace::size() const {
   return saturatingProduct({tp.size(), pp.size(), cp.size(), ep.size(),
                             microbatch.size(), virtualStages.size(),
                             recompute.size(), sequenceParallel.size(),
-                            sharding.size()});
+                            sharding.size(), overlapEpComm.size()});
 }
 
 PlanSpace tshape::advise::defaultPlanSpace(const ModelConfig &c, int64_t gpus,
@@ -94,6 +94,8 @@ PlanSpace tshape::advise::defaultPlanSpace(const ModelConfig &c, int64_t gpus,
   s.sequenceParallel = {false, true};
   s.sharding = {StateSharding::None, StateSharding::DistributedOptimizer,
                 StateSharding::Fsdp};
+  if (experts >= 1)
+    s.overlapEpComm = {false, true};
   return s;
 }
 
@@ -118,6 +120,8 @@ std::string PlanCandidate::describe() const {
     s += ", sequence parallel";
   if (plan.sharding != StateSharding::None)
     s += std::string(", ") + cost::shardingName(plan.sharding);
+  if (plan.overlapEpComm)
+    s += ", expert all-to-alls overlapped";
   return s;
 }
 
@@ -144,8 +148,10 @@ std::string checkSpace(const PlanSpace &s) {
       if (v < 1)
         return std::string(name) + " must be at least 1, got " + n(v);
   }
-  if (s.recompute.empty() || s.sequenceParallel.empty() || s.sharding.empty())
-    return "no recompute, sequence-parallel or sharding choice to try";
+  if (s.recompute.empty() || s.sequenceParallel.empty() ||
+      s.sharding.empty() || s.overlapEpComm.empty())
+    return "no recompute, sequence-parallel, sharding or expert-overlap "
+           "choice to try";
   return "";
 }
 
@@ -170,7 +176,7 @@ public:
         space.cp.size(),         space.ep.size(),
         space.microbatch.size(), space.virtualStages.size(),
         space.recompute.size(),  space.sequenceParallel.size(),
-        space.sharding.size()};
+        space.sharding.size(),   space.overlapEpComm.size()};
     runOdometer(
         sizes, [&](size_t level, size_t i) { return enter(level, i); },
         [&](size_t level) { leave(level); },
@@ -349,6 +355,17 @@ private:
           return cut("a Megatron-LM rule of FSDP", *m);
       return true;
     }
+    case 9:
+      plan.overlapEpComm = space.overlapEpComm[i];
+      if (!plan.overlapEpComm)
+        return true;
+      if (par.ep <= 1)
+        return cut("expert overlap needs ep > 1",
+                   "the expert all-to-alls overlapped without expert "
+                   "parallelism");
+      if (std::optional<std::string> m = checkMegatronRules(cfg, plan))
+        return cut("a Megatron-LM rule of the expert overlap", *m);
+      return true;
     }
     return true;
   }
@@ -372,6 +389,9 @@ private:
       break;
     case 8:
       plan.sharding = StateSharding::None;
+      break;
+    case 9:
+      plan.overlapEpComm = false;
       break;
     default:
       break;
@@ -509,10 +529,12 @@ private:
   const PlanSearchOptions &options;
   PlanSearchResult &res;
   /// Plans kept while searching: `top`, or ten times it when equals are
-  /// grouped.
-  const int64_t keep = options.equalWithin > 0
-                           ? options.top * 10
-                           : options.top;
+  /// grouped (twenty with the expert overlap a choice, which doubles the
+  /// near-equal plans, so that a group's conventional plan stays kept).
+  const int64_t keep =
+      options.equalWithin > 0
+          ? options.top * 10 * int64_t(space.overlapEpComm.size())
+          : options.top;
   const ModelConfig &original;
   ModelConfig cfg;
   const target::GpuTarget &target;
@@ -573,8 +595,9 @@ std::vector<int64_t> tshape::advise::conventionalKey(const PlanCandidate &c) {
   // Sequence parallelism is the practice with tensor parallelism
   // (Megatron-Bridge's recipes run it whenever tp > 1).
   const int64_t sp = c.plan.sequenceParallel != (p.tp > 1);
+  // The expert overlap is an option Megatron-LM leaves off.
   return {recompute, sharding, dims, p.tp * p.pp * p.cp * p.ep,
-          c.plan.virtualStages > 1, sp};
+          c.plan.virtualStages > 1, sp, c.plan.overlapEpComm};
 }
 
 int64_t tshape::advise::groupEquals(std::vector<PlanCandidate> &plans,

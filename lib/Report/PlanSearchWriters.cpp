@@ -54,6 +54,9 @@ spaceLines(const advise::PlanSpace &s) {
                           [](cost::StateSharding x) {
                             return std::string(cost::shardingName(x));
                           })},
+      {"overlap_ep_comm",
+       joined(s.overlapEpComm,
+              [](bool b) { return std::string(b ? "on" : "off"); })},
   };
 }
 

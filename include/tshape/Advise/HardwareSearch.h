@@ -63,6 +63,7 @@ struct FixedPlanChoices {
   std::optional<model::RecomputeModules> recomputeModules;
   std::optional<bool> sequenceParallel;
   std::optional<cost::StateSharding> sharding;
+  std::optional<bool> overlapEpComm;
 };
 /// `space` with each fixed choice's list narrowed to its one value.
 PlanSpace narrowSpace(PlanSpace space, const FixedPlanChoices &fixed);

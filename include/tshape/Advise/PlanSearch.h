@@ -40,6 +40,9 @@ struct PlanSpace {
       model::RecomputeModules(model::RecomputeModule::CoreAttn);
   std::vector<bool> sequenceParallel;
   std::vector<cost::StateSharding> sharding;
+  /// The expert all-to-alls overlapped (TrainingPlan::overlapEpComm): both
+  /// for a model with experts, off for the others.
+  std::vector<bool> overlapEpComm = {false};
 
   /// Candidates in the space: the product of the list sizes (saturating).
   int64_t size() const;
@@ -48,8 +51,9 @@ struct PlanSpace {
 /// The whole space for `gpus` GPUs and `globalBatch` sequences: t, p and
 /// cp every divisor of the GPUs, e 1 (the model has no experts yet), the
 /// microbatch every divisor of the global batch, v every divisor of the
-/// layers, every recompute, both sequence-parallel settings and every
-/// sharding.
+/// layers, every recompute, both sequence-parallel settings, every
+/// sharding, and for a model with experts the all-to-alls overlapped or
+/// not.
 PlanSpace defaultPlanSpace(const model::ModelConfig &config, int64_t gpus,
                            int64_t globalBatch);
 
@@ -151,7 +155,8 @@ searchPlans(const model::ModelConfig &config, const PlanSpace &space,
 /// distributed optimizer, then FSDP), fewer parallel dimensions in use
 /// (tp, pp, cp, ep above 1), fewer model-parallel ranks (tp x pp x cp x
 /// ep), no interleaving, sequence parallelism exactly when tp > 1 (where
-/// practice runs it).
+/// practice runs it), the expert all-to-alls not overlapped (Megatron-LM's
+/// default).
 std::vector<int64_t> conventionalKey(const PlanCandidate &c);
 
 /// Orders `plans` (any order) into groups of equals: the fastest plan

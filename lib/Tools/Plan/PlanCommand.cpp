@@ -302,6 +302,7 @@ advise::FixedPlanChoices fixedChoices() {
   }
   fix(fixed.sequenceParallel, sequenceParallel);
   fix(fixed.sharding, sharding);
+  fix(fixed.overlapEpComm, overlapEpComm);
   return fixed;
 }
 
@@ -488,10 +489,6 @@ int tshape::plancmd::run(const char *tool, int argc, char **argv) {
                 "training (give the plan without --search)");
   if (offloadLayers < 0)
     return fail("--offload-layers must be positive (0: no offloading)");
-  if (search && overlapEpComm)
-    return fail("--overlap-ep-comm fixes one plan's expert overlap; the "
-                "search prices the all-to-alls exposed (give the plan "
-                "without --search)");
   if (search && given(offloadLayers))
     return fail("--offload-layers fixes one plan's offloading; the search "
                 "prices none (give the plan without --search)");
