@@ -133,12 +133,13 @@ def section(results):
         "On B200 the per-tensor layer's constants (fitted on FlashInfer's "
         "per-tensor `bmm_fp8`, which runs at 0.6x the bf16 rate there) put "
         "a block-scaled GEMM near half its measured rate; with its own rate "
-        "it is priced at about 1.6x the bf16 GEMM's, the rate the MXFP8 "
-        "training GEMMs of Blackwell runs take (the published training runs "
-        "below). What this leaves open: MXFP8 training runs cuBLASLt's "
-        "block-scaled kernels through Transformer Engine, not DeepGEMM's, "
-        "and no timing of those is in the data; their 1 x 32 scales "
-        "against these 128 x 128 blocks.",
+        "it is priced at about 1.6x the bf16 GEMM's. An MXFP8 training run "
+        "takes this rate for its three GEMMs of a linear layer; the "
+        "published MXFP8 runs below then come out optimistic (GB200 dense "
+        "+3% to +17%): MXFP8 training runs cuBLASLt's block-scaled kernels "
+        "through Transformer Engine, not DeepGEMM's, with 1 x 32 scales "
+        "against these 128 x 128 blocks, and no timing of those is in the "
+        "data.",
         "", END, ""])
 
 

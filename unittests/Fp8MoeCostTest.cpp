@@ -359,6 +359,15 @@ TEST(Fp8Linear, WhichGemmsQuantize) {
   p = gemmProblem(fwd, model::DType::BF16, &train, &b200);
   EXPECT_EQ(p.quantize, Quantize::Block);
   EXPECT_TRUE(p.quantizeTranspose);
+  EXPECT_TRUE(p.blockScaled);
+  // Its weight gradient casts nothing and is block-scaled all the same:
+  // it runs the target's block-scaled kernel (not the per-tensor rate).
+  p = gemmProblem(wgrad, model::DType::BF16, &train, &b200);
+  EXPECT_EQ(p.quantize, Quantize::None);
+  EXPECT_TRUE(p.blockScaled);
+  EXPECT_EQ(fp8LinearKernel(p, h100), nullptr);
+  EXPECT_FALSE(gemmProblem(wgrad, model::DType::BF16, &prefill, &h100)
+                   .blockScaled);
   // An attention product is not a linear layer: it stays bf16.
   model::GemmSpec score = fwd;
   score.role = model::Role::AttnScore;

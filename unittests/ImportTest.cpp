@@ -175,6 +175,14 @@ TEST(Megatron, PlanFlags) {
   EXPECT_EQ(launchProcessesPerHost(7, 4), 1);
   EXPECT_EQ(launchProcessesPerHost(256, 4), 4);
   EXPECT_EQ(launchProcessesPerHost(2, 8), 2);
+  // Whole groups of tp x cp where a count of them divides the world: 12 at
+  // tp 4 on 8-GPU hosts is 3 hosts of 4 (not 2 of 6); 12 in groups of 3 on
+  // hosts of 4 is 4 hosts of 3; a group larger than a host keeps the
+  // largest divisor, 4.
+  EXPECT_EQ(launchProcessesPerHost(12, 8, 4), 4);
+  EXPECT_EQ(launchProcessesPerHost(12, 8, 1), 6);
+  EXPECT_EQ(launchProcessesPerHost(12, 4, 3), 3);
+  EXPECT_EQ(launchProcessesPerHost(12, 4, 6), 4);
   EXPECT_EQ(launch->command(6, 4).find("--nnodes 2 --nproc_per_node 3"),
             launch->environment.size() + 10);
 

@@ -246,6 +246,17 @@ TEST(MegatronArgs, EachRuleBrokenAndKept) {
        "--moe-token-dispatcher-type alltoall --pipeline-model-parallel-size 2 "
        "--num-layers-per-virtual-pipeline-stage 6 "
        "--overlap-moe-expert-parallel-comm --bf16"},
+      // One chunk per rank is no interleaving (Megatron-LM leaves the
+      // virtual size None: arguments.py:950-951).
+      {"M1",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --pipeline-model-parallel-size 2 "
+       "--num-virtual-stages-per-pipeline-rank 1 "
+       "--overlap-moe-expert-parallel-comm --bf16",
+       "--num-experts 8 --disable-bias-linear --expert-model-parallel-size 2 "
+       "--moe-token-dispatcher-type alltoall --pipeline-model-parallel-size 2 "
+       "--num-virtual-stages-per-pipeline-rank 2 "
+       "--overlap-moe-expert-parallel-comm --bf16"},
       {"M2",
        "--num-experts 8 --disable-bias-linear "
        "--moe-token-dispatcher-type alltoall "

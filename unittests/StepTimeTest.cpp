@@ -251,6 +251,21 @@ TEST(StepTime, PipelineBubbleAndSendRecv) {
   EXPECT_DOUBLE_EQ(e.bubbleFraction, 1.0 / 8);
   EXPECT_NEAR(e.bubble, 0.5 * e.microbatchTime, 1e-15);
   EXPECT_NEAR(e.p2p.total, 4 * 2 * 2 * sr, 1e-12);
+  // Interleaved, Megatron-LM overlaps each transfer (sr) with the next
+  // chunk's compute: per microbatch v (max(0, sr - F/v) + max(0, sr -
+  // (B + R)/v)) of the stage's forward F, backward B and recompute R;
+  // without the overlap (the 2021-22 Megatron-LM) all 2 v sr.
+  for (const StageMicrobatch &st : e.stages) {
+    EXPECT_NEAR(st.p2p.total, 2 * 2 * sr, 1e-15);
+    EXPECT_NEAR(st.p2p.exposed,
+                2 * (std::max(0.0, sr - st.forward / 2) +
+                     std::max(0.0, sr - (st.backward + st.recompute) / 2)),
+                1e-15);
+  }
+  StepOptions waited;
+  waited.overlapP2pComm = false;
+  for (const StageMicrobatch &st : step(c, plan(4, 2), waited).stages)
+    EXPECT_NEAR(st.p2p.exposed, 2 * 2 * sr, 1e-15);
   // Sequence parallelism sends b s h / t; without it, t = 2 ranks each
   // send their half and all-gather the whole at the receiver (Megatron-LM's
   // scatter/gather).
@@ -758,14 +773,15 @@ TEST(StepTime, ExpertGradientsReduceOverExpertDataParallelGroup) {
   }
 }
 
-// Megatron-LM's --overlap-moe-expert-parallel-comm: one microbatch's
+// Megatron-LM's --overlap-moe-expert-parallel-comm: one model chunk's
 // forward and another's backward run together layer by layer, each one's
-// all-to-alls behind the other's compute. Of m = 4 microbatches, 3 pairs
-// hide up to a layer's forward and backward, F + B; the first forward and
-// the last backward have no partner, one microbatch's all-to-alls in all:
-// per layer ((m - 1) max(0, E - (F + B)) + E) / m of E per microbatch.
-// Stage 0 of pp 2 (v 2) holds 2 decoder layers and no LM head, so its
-// forward and backward are those layers' alone.
+// all-to-alls behind the other's compute. Stage 0 of pp 2, v 2, m 4 makes
+// m v = 8 chunk passes; its W = 2 (pp - 1) + (v - 1) pp + 1 = 5 warm-up
+// forwards (the overlap adds one) and as many cool-down backwards have no
+// partner; the 3 pairs hide up to a layer's forward and backward F + B:
+// per layer and microbatch (3 max(0, E - (F + B)) + 5 E) / 8 of E. The
+// stage holds 2 decoder layers and no LM head, so its forward and
+// backward are those layers' alone.
 TEST(StepTime, ExpertAllToAllsOverlapped) {
   ModelConfig c = tinyMoe();
   c.layers = 4;
@@ -773,9 +789,9 @@ TEST(StepTime, ExpertAllToAllsOverlapped) {
   c.parallel.dp = 8;
   c.parallel.ep = 8;
   TrainingPlan p = plan(4, 2);
-  const double n = 2, m = 4;
+  const double n = 2, passes = 8, unpaired = 5;
   // On DGX H100 the layers' compute outlasts their all-to-alls: all but
-  // the unpaired microbatch's are hidden, E / m per layer.
+  // the unpaired passes' are hidden, 5 E / 8 per layer.
   const StepEstimate off = step(c, p);
   p.overlapEpComm = true;
   const StepEstimate on = step(c, p);
@@ -783,7 +799,12 @@ TEST(StepTime, ExpertAllToAllsOverlapped) {
   double e = s0.ep.total / n, fb = (s0.forward + s0.backward) / n;
   ASSERT_GT(e, 0);
   ASSERT_LT(e, fb);
-  EXPECT_NEAR(on.stages[0].ep.exposed, n * e / m, 1e-15);
+  // Warm-up chunks of stage 0: 2 (2 - 1) + (2 - 1) 2 = 4, 5 with the
+  // overlap (and 3 = 2 x 0 + 2 + 1 on stage 1).
+  ASSERT_EQ(p.warmupChunks(2, 0), 5);
+  ASSERT_EQ(p.warmupChunks(2, 1), 3);
+  ASSERT_EQ(plan(4, 2).warmupChunks(2, 0), 4);
+  EXPECT_NEAR(on.stages[0].ep.exposed, n * unpaired * e / passes, 1e-15);
   EXPECT_DOUBLE_EQ(on.stages[0].ep.total, s0.ep.total);
   EXPECT_LT(on.stepTime, off.stepTime);
   // NVLink at a thousandth of its bandwidth: the all-to-alls outlast the
@@ -803,7 +824,8 @@ TEST(StepTime, ExpertAllToAllsOverlapped) {
   fb = (t0.forward + t0.backward) / n;
   ASSERT_GT(e, fb);
   EXPECT_NEAR(slowOn->stages[0].ep.exposed,
-              n * ((m - 1) * (e - fb) + e) / m, 1e-12);
+              n * ((passes - unpaired) * (e - fb) + unpaired * e) / passes,
+              1e-12);
 }
 
 TEST(StepTime, MultiTokenPredictionOnTheLastStage) {

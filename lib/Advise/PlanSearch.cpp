@@ -364,7 +364,7 @@ private:
                    "the expert all-to-alls overlapped without expert "
                    "parallelism");
       if (std::optional<std::string> m = checkMegatronRules(cfg, plan))
-        return cut("a Megatron-LM rule of the expert overlap", *m);
+        return cut("a Megatron-LM rule with the expert overlap", *m);
       return true;
     }
     return true;

@@ -106,9 +106,10 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   const bool linearFp8 = p.quantize != Quantize::None;
   // A block-scaled FP8 GEMM on a target with a rate of its own runs its
   // own kernel: the bf16 output written once, no per-CTA rate.
-  const bool blockKernel = p.dtype == model::DType::FP8 &&
-                           p.quantize == Quantize::Block &&
-                           t.blockFp8MathEfficiency > 0;
+  const bool blockKernel =
+      p.dtype == model::DType::FP8 &&
+      (p.quantize == Quantize::Block || p.blockScaled) &&
+      t.blockFp8MathEfficiency > 0;
   const double outBytes = blockKernel ? 2.0
                           : linearFp8 ? t.fp8OutputBytes
                                       : double(eb);
@@ -210,7 +211,8 @@ tshape::cost::fp8LinearKernel(const GemmProblem &p,
       p.grouped)
     return nullptr;
   // A block-scaled GEMM with its own rate runs its own kernel.
-  if (p.quantize == Quantize::Block && t.blockFp8MathEfficiency > 0)
+  if ((p.quantize == Quantize::Block || p.blockScaled) &&
+      t.blockFp8MathEfficiency > 0)
     return nullptr;
   for (const target::Fp8LinearKernel &k : t.fp8LinearKernels)
     if (k.admits(p.m, p.n, p.k))

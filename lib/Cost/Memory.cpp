@@ -411,16 +411,13 @@ tshape::cost::estimateMemory(const ModelConfig &c, const TrainingPlan &plan,
     // Model chunks whose forward has run and whose backward has not, at the
     // stage's peak: the warm-up forwards plus one (Megatron-LM's
     // schedules): p - i with 1F1B, 2 (p - i - 1) + (v - 1) p + 1 chunks when
-    // interleaved; never more than the step's m (x v chunks).
-    // The expert all-to-alls overlapped schedule one more forward before
-    // the steady state (schedules.py:966-970 at d98e8a64; at pp 1 the next
-    // microbatch's forward runs beside the current backward): one chunk
-    // more.
-    const int64_t extra = plan.overlapEpComm ? 1 : 0;
-    int64_t chunks =
-        plan.schedule == PipelineSchedule::OneFOneB
-            ? std::min(p - i + extra, m)
-            : std::min(2 * (p - i - 1) + (v - 1) * p + 1 + extra, m * v);
+    // interleaved, one more with the expert all-to-alls overlapped
+    // (schedules.py:966-970 at d98e8a64; at pp 1 the next microbatch's
+    // forward runs beside the current backward); never more than the
+    // step's m (x v) chunks.
+    const int64_t chunks =
+        std::min(plan.warmupChunks(p, i) + 1,
+                 plan.schedule == PipelineSchedule::OneFOneB ? m : m * v);
     st.layersInFlight = chunks * layersPerChunk;
     // The dense parameters shard over the data-parallel group, the routed
     // experts' over the expert data-parallel group.

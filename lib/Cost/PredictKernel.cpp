@@ -50,6 +50,7 @@ GemmProblem tshape::cost::gemmProblem(const model::GemmSpec &g,
     return p;
   p.dtype = model::DType::FP8;
   const bool block = *run->precision == Precision::MXFP8;
+  p.blockScaled = block;
   // The forward quantizes x, the data gradient dY; the weight gradient
   // reads the FP8 copies those casts wrote.
   if (g.pass != model::GemmPass::GradB)

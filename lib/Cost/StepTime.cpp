@@ -686,32 +686,27 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
     }
     st.tp.total = st.tp.exposed = n * layerTp;
     st.ep.total = st.ep.exposed = n * layerEp;
-    // --overlap-moe-expert-parallel-comm: Megatron-LM runs one
-    // microbatch's forward and another's backward together, layer by
-    // layer, each one's all-to-alls behind the other's compute. Of m
-    // microbatches, m - 1 such pairs hide up to a layer's forward and
-    // backward; the first forward and the last backward have no partner,
-    // so one microbatch's all-to-alls stay exposed in full.
+    // --overlap-moe-expert-parallel-comm: Megatron-LM runs one model
+    // chunk's forward and another's backward together, layer by layer,
+    // each one's all-to-alls behind the other's compute. Of the stage's
+    // m v chunk passes, the W warm-up forwards (TrainingPlan::
+    // warmupChunks: 1 at pp 1) and as many cool-down backwards have no
+    // partner and stay exposed; the m v - W pairs hide up to a layer's
+    // forward and backward: per layer and microbatch
+    // ((m v - W) max(0, E - (F + B)) + W E) / (m v).
     if (plan.overlapEpComm && layerEp > 0) {
-      const double md = double(m);
+      const double passes = double(m) * double(v);
+      const double unpaired = double(plan.warmupChunks(p, i));
       const double partner = lt->forward + lora.forward + layerBackward;
-      st.ep.exposed =
-          n * ((md - 1) * std::max(0.0, layerEp - partner) + layerEp) / md;
+      st.ep.exposed = n *
+                      ((passes - unpaired) *
+                           std::max(0.0, layerEp - partner) +
+                       unpaired * layerEp) /
+                      passes;
     }
     st.cp.total = n * layerCp.total;
     st.cp.exposed = n * layerCp.exposed;
     st.p2p = p2pOne;
-    // Interleaved schedules overlap each send/recv with the next model
-    // chunk's compute (Megatron-LM's overlap_p2p_comm, on by default with
-    // virtual stages and forced off without them: arguments.py:1000-1018
-    // at d98e8a64): a transfer shows only where it outlasts one chunk's
-    // forward (its activation) or backward (its gradient).
-    if (opt.overlapP2pComm && v > 1 && p > 1) {
-      const double one = p2pOne.total / (2 * double(v));
-      const double dv = double(v);
-      st.p2p.exposed = dv * (std::max(0.0, one - st.forward / dv) +
-                             std::max(0.0, one - st.backward / dv));
-    }
     // Activation CPU offloading: each offloaded layer's saved activations
     // go to host memory while the next layer's forward runs and come back
     // while the previous layer's backward runs (Megatron-LM's
@@ -741,6 +736,20 @@ std::optional<StepEstimate> StepModel::estimate(const ModelConfig &c,
       st.backward += logitsBwd;
       st.elementwise += lossSeconds;
       st.tp.total = st.tp.exposed += lastTp;
+    }
+    // Interleaved schedules overlap each send/recv with the next model
+    // chunk's compute (Megatron-LM's overlap_p2p_comm, on by default with
+    // virtual stages and forced off without them: arguments.py:1000-1018
+    // at d98e8a64): a transfer shows only where it outlasts one chunk's
+    // forward (its activation) or backward and recompute (its gradient).
+    // (The same compute also hides the expert all-to-alls when they are
+    // overlapped: the two are not charged against each other.)
+    if (opt.overlapP2pComm && v > 1 && p > 1) {
+      const double one = p2pOne.total / (2 * double(v));
+      const double dv = double(v);
+      st.p2p.exposed =
+          dv * (std::max(0.0, one - st.forward / dv) +
+                std::max(0.0, one - (st.backward + st.recompute) / dv));
     }
     est.stages.push_back(st);
   }

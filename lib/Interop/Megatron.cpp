@@ -732,7 +732,7 @@ tshape::checkMegatronRules(const ModelConfig &c,
     if (par.ep <= 1)
       return "--overlap-ep-comm needs expert parallelism (ep > 1; "
              "transformer_config.py:3013)";
-    if (par.pp > 1 && plan.virtualStages <= 1 && !plan.layout)
+    if (par.pp > 1 && plan.virtualStages <= 1)
       return "--overlap-ep-comm at pp " + n(par.pp) +
              " needs virtual stages (--vp; transformer_config.py:3007)";
     if (plan.recompute == cost::Recompute::Full ||
@@ -868,19 +868,24 @@ tshape::megatronLaunch(const ModelConfig &c, int64_t originalVocab,
   return launch;
 }
 
-int64_t tshape::launchProcessesPerHost(int64_t gpus,
-                                       int64_t gpusPerHost) {
-  int64_t per = std::max<int64_t>(1, std::min(gpus, gpusPerHost));
+int64_t tshape::launchProcessesPerHost(int64_t gpus, int64_t gpusPerHost,
+                                       int64_t group) {
+  const int64_t most = std::max<int64_t>(1, std::min(gpus, gpusPerHost));
+  for (int64_t per = most; per > 1; --per)
+    if (gpus % per == 0 && (group <= 1 || per % group == 0))
+      return per;
+  int64_t per = most;
   while (per > 1 && gpus % per)
     --per;
   return per;
 }
 
-std::string MegatronLaunch::command(int64_t gpus, int64_t gpusPerNode) const {
+std::string MegatronLaunch::command(int64_t gpus, int64_t gpusPerNode,
+                                   int64_t group) const {
   // torchrun starts the same number of processes on every host, so a
   // world that does not fill whole hosts runs fewer on each: the largest
   // count that divides it (6 GPUs on 4-GPU hosts: 2 hosts of 3).
-  int64_t perNode = launchProcessesPerHost(gpus, gpusPerNode);
+  int64_t perNode = launchProcessesPerHost(gpus, gpusPerNode, group);
   int64_t nodes = gpus / perNode;
   // Several nodes meet at node 0 (torchrun's static rendezvous, as
   // Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh starts

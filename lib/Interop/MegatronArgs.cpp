@@ -497,8 +497,11 @@ tshape::validateMegatronArguments(llvm::StringRef line,
   if (s.on("--tp-comm-overlap") && !sp)
     fail("S5", "arguments.py:1441",
          "--tp-comm-overlap needs --sequence-parallel (and tp > 1)");
+  // (With the expert all-to-alls overlapped Megatron-LM only warns,
+  // arguments.py:1466.)
   if (!ctx.blackwell && (tp > 1 || cp > 1) && !fsdp2 &&
-      !s.on("--use-megatron-fsdp") && !ctx.deviceMaxConnections1)
+      !s.on("--use-megatron-fsdp") &&
+      !s.on("--overlap-moe-expert-parallel-comm") && !ctx.deviceMaxConnections1)
     fail("E1", "arguments.py:1453",
          "tensor or context parallelism needs CUDA_DEVICE_MAX_CONNECTIONS=1 "
          "in the environment (before Blackwell)");
@@ -564,9 +567,17 @@ tshape::validateMegatronArguments(llvm::StringRef line,
         it != a.flags.end() &&
         std::find(it->second.begin(), it->second.end(), "moe") !=
             it->second.end();
-    if (pp > 1 && !perVirtual &&
-        !s.on("--num-virtual-stages-per-pipeline-rank") &&
-        !s.on("--pipeline-model-parallel-layout"))
+    // Megatron-LM leaves the virtual size None when it comes out 1
+    // (arguments.py:950-951, 978-979): one chunk per rank is no
+    // interleaving, from a layout too.
+    bool layoutInterleaved = false;
+    if (s.on("--pipeline-model-parallel-layout")) {
+      std::string why;
+      std::optional<cost::PipelineLayout> l = cost::parsePipelineLayout(
+          a.text("--pipeline-model-parallel-layout"), why);
+      layoutInterleaved = l && pp > 0 && l->virtualStages(pp) > 1;
+    }
+    if (pp > 1 && !interleaved && !layoutInterleaved)
       fail("M1", "transformer_config.py:3007",
            "--overlap-moe-expert-parallel-comm at pipeline-model-parallel-"
            "size " + n(pp) + " needs virtual pipeline stages");

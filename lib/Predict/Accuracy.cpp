@@ -66,14 +66,11 @@ double tshape::predict::predictRow(const KernelRow &row,
     cost::GemmEstimate g = cost::estimateGemm(row.gemm, t);
     return g.supported ? g.predictedUs : 0;
   }
-  // Any other fp8 GEMM row is an FP8 linear layer (forward, inference: no
-  // transposed copy) at the precision its scaling names; `none` a bare FP8
-  // GEMM.
+  // Any other fp8 GEMM row is an FP8 linear layer with per-tensor scaling
+  // (forward, inference: no transposed copy); `none` a bare FP8 GEMM.
   model::RunShape run;
   if (row.kind == KernelKind::Gemm && row.gemm.quantize != cost::Quantize::None)
-    run.precision = row.gemm.quantize == cost::Quantize::Block
-                        ? Precision::MXFP8
-                        : Precision::FP8;
+    run.precision = Precision::FP8;
   cost::KernelEstimate e =
       cost::predictKernel(rowKernel(row), rowDType(row), t, cluster, &run);
   return e.supported ? e.predictedUs : 0;

@@ -357,6 +357,9 @@ bool tshape::predict::parseKernelTable(const std::string &text,
     DType dt;
     if (!r.dtype(dt) || !r.measured(row.measuredUs))
       return fail(lineNo, why);
+    if (r.blockDType && format != Gemm)
+      return fail(lineNo, "dtype 'fp8_block' names a block-scaled linear "
+                          "layer: a GEMM row only");
     if (format == Moe) {
       if (!readMoe(r, dt, row))
         return fail(lineNo, why);

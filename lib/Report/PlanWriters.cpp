@@ -29,6 +29,15 @@ bool PlanReport::fits() const {
 
 namespace {
 std::string n(int64_t v) { return std::to_string(v); }
+
+/// The ranks a launch keeps in one host: Megatron-LM lays out tp, then
+/// cp, fastest, and the step prices their collectives in the NVLink
+/// domain; tp x cp where a host holds them, else tp, else none.
+int64_t hostGroup(const model::ModelConfig &c, const cost::Cluster &cluster) {
+  const int64_t tp = c.parallel.tp, tpCp = tp * c.parallel.cp;
+  const int64_t host = cluster.hostGpus();
+  return tpCp <= host ? tpCp : tp <= host ? tp : 1;
+}
 } // namespace
 
 cost::StateBytes tshape::report::stateBytes(model::DType dtype) {
@@ -70,7 +79,8 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
   r.plan = priced;
   r.step = *step;
   r.megatronArguments = launch->arguments;
-  r.megatronCommand = launch->command(world, cluster.hostGpus());
+  r.megatronCommand =
+      launch->command(world, cluster.hostGpus(), hostGroup(config, cluster));
   r.megatronNotes = launch->notes;
   // LoRA: Megatron-LM's pretrain_gpt.py would train every weight, another
   // run than the one priced; the plan's degrees are what to give
@@ -97,7 +107,8 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
                                ", as Megatron-LM pads it by default");
   // torchrun runs once a host: a GB200 NVL72 rack is 18 hosts of 4 GPUs.
   const int64_t perHost = cluster.hostGpus();
-  const int64_t launched = launchProcessesPerHost(world, perHost);
+  const int64_t group = hostGroup(config, cluster);
+  const int64_t launched = launchProcessesPerHost(world, perHost, group);
   if (world > launched)
     r.megatronNotes.push_back(
         "run the command on each of the " + n(world / launched) +
@@ -108,8 +119,17 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
         n(world) + " GPUs do not fill whole " + n(perHost) +
         "-GPU hosts: torchrun starts the same number of processes on every "
         "host, so the command runs " +
-        n(launched) + " on each of " + n(world / launched) + " hosts");
-  else if (world > cluster.gpusPerNode && world % cluster.gpusPerNode)
+        n(launched) + " on each of " + n(world / launched) +
+        " hosts (the step was priced with the ranks packed into whole "
+        "hosts)");
+  if (group > 1 && launched % group)
+    r.megatronNotes.push_back(
+        "a group of tp x cp = " + n(group) + " ranks spans two hosts (no "
+        "count of whole groups divides " + n(world) + " GPUs on " +
+        n(perHost) + "-GPU hosts), where the step prices it in one");
+  // (On a DGX the host is the NVLink domain: said above.)
+  if (cluster.gpusPerNode != perHost && world > cluster.gpusPerNode &&
+      world % cluster.gpusPerNode)
     r.megatronNotes.push_back(
         n(world) + " GPUs do not fill whole " + n(cluster.gpusPerNode) +
         "-GPU NVLink domains: the last one holds " +

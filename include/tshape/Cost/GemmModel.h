@@ -46,6 +46,11 @@ struct GemmProblem {
   /// run as one linear layer of width 2f with one cast of x. No cast of its
   /// own (estimateQuantize is empty).
   bool inputQuantized = false;
+  /// A block-scaled FP8 GEMM whatever quantizes its inputs (an MXFP8
+  /// run's weight gradient reads the FP8 copies the other passes' casts
+  /// wrote): it runs the target's block-scaled kernel
+  /// (GpuTarget::blockFp8MathEfficiency) like a `Quantize::Block` layer.
+  bool blockScaled = false;
   /// A grouped GEMM over experts (batch = the experts that get tokens):
   /// its kernel reaches grouped_gemm_efficiency of the library's rate.
   bool grouped = false;

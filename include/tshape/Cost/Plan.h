@@ -19,6 +19,7 @@
 #include "tshape/Model/Recompute.h"
 #include "tshape/Model/Transformer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -149,6 +150,21 @@ struct TrainingPlan {
     virtualStages = v;
     schedule = v > 1 ? PipelineSchedule::Interleaved
                      : PipelineSchedule::OneFOneB;
+  }
+  /// The model-chunk forwards stage `stage` of `pp` runs before its first
+  /// backward (Megatron-LM's warm-up, schedules.py:955-970 at d98e8a64):
+  /// pp - stage - 1 with 1F1B, 2 (pp - stage - 1) + (v - 1) pp
+  /// interleaved, one more with the expert all-to-alls overlapped; never
+  /// more than the step's m (x v) chunks. With the overlap they and as
+  /// many cool-down backwards run unpaired; at the stage's memory peak one
+  /// chunk more is in flight.
+  int64_t warmupChunks(int64_t pp, int64_t stage) const {
+    const int64_t extra = overlapEpComm ? 1 : 0;
+    const int64_t left = pp - stage - 1;
+    return schedule == PipelineSchedule::OneFOneB
+               ? std::min(left + extra, microbatches)
+               : std::min(2 * left + (virtualStages - 1) * pp + extra,
+                          microbatches * virtualStages);
   }
   /// The pipeline stage of `pp` that runs the multi-token prediction
   /// layers: where the layout puts them, else the last.

@@ -50,13 +50,19 @@ struct MegatronLaunch {
   /// for `gpus` GPUs, `gpusPerNode` per node; on several nodes with
   /// `--node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port
   /// ${MASTER_PORT:-6000}`, the line each node runs.
-  std::string command(int64_t gpus, int64_t gpusPerNode) const;
+  /// (`group`: the ranks to keep in one host, launchProcessesPerHost.)
+  std::string command(int64_t gpus, int64_t gpusPerNode,
+                      int64_t group = 1) const;
 };
 
 /// The processes torchrun starts on each host for `gpus` GPUs on hosts of
 /// `gpusPerHost`: the largest count up to gpusPerHost that divides gpus
-/// (torchrun starts the same number on every host).
-int64_t launchProcessesPerHost(int64_t gpus, int64_t gpusPerHost);
+/// (torchrun starts the same number on every host) and, where one exists,
+/// is a multiple of `group` (the ranks a plan keeps in one host, its tp x
+/// cp: Megatron-LM lays tp and cp out fastest, so 12 GPUs at tp 4 on 8-GPU
+/// hosts run 3 hosts of 4, not 2 of 6 with a tp group across two hosts).
+int64_t launchProcessesPerHost(int64_t gpus, int64_t gpusPerHost,
+                               int64_t group = 1);
 
 /// Megatron-LM's argument rules (megatron/training/arguments.py
 /// validate_args, megatron/core/num_microbatches_calculator.py) that the
