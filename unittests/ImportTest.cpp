@@ -183,7 +183,8 @@ TEST(Megatron, PlanFlags) {
   EXPECT_EQ(launchProcessesPerHost(12, 8, 1), 6);
   EXPECT_EQ(launchProcessesPerHost(12, 4, 3), 3);
   EXPECT_EQ(launchProcessesPerHost(12, 4, 6), 4);
-  EXPECT_EQ(launch->command(6, 4).find("--nnodes 2 --nproc_per_node 3"),
+  EXPECT_EQ(launch->command(6, launchProcessesPerHost(6, 4))
+                .find("--nnodes 2 --nproc_per_node 3"),
             launch->environment.size() + 10);
 
   // Selective: granularity only (Megatron-LM rejects a method with it).

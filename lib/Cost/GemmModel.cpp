@@ -14,6 +14,15 @@ using namespace tshape::cost;
 
 namespace {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A block-scaled FP8 GEMM (a Quantize::Block layer, or an MXFP8 run's
+/// GEMM that reads FP8 copies) on a target with a block-scaled rate of its
+/// own: it runs that kernel, not the per-tensor layer's.
+bool runsBlockKernel(const GemmProblem &p, const target::GpuTarget &t) {
+  return p.dtype == model::DType::FP8 &&
+         (p.quantize == Quantize::Block || p.blockScaled) &&
+         t.blockFp8MathEfficiency > 0;
+}
 } // namespace
 
 double tshape::cost::overlap(double compute, double memory, double p) {
@@ -106,10 +115,7 @@ GemmEstimate tshape::cost::estimateWithTile(const GemmProblem &p,
   const bool linearFp8 = p.quantize != Quantize::None;
   // A block-scaled FP8 GEMM on a target with a rate of its own runs its
   // own kernel: the bf16 output written once, no per-CTA rate.
-  const bool blockKernel =
-      p.dtype == model::DType::FP8 &&
-      (p.quantize == Quantize::Block || p.blockScaled) &&
-      t.blockFp8MathEfficiency > 0;
+  const bool blockKernel = runsBlockKernel(p, t);
   const double outBytes = blockKernel ? 2.0
                           : linearFp8 ? t.fp8OutputBytes
                                       : double(eb);
@@ -211,8 +217,7 @@ tshape::cost::fp8LinearKernel(const GemmProblem &p,
       p.grouped)
     return nullptr;
   // A block-scaled GEMM with its own rate runs its own kernel.
-  if ((p.quantize == Quantize::Block || p.blockScaled) &&
-      t.blockFp8MathEfficiency > 0)
+  if (runsBlockKernel(p, t))
     return nullptr;
   for (const target::Fp8LinearKernel &k : t.fp8LinearKernels)
     if (k.admits(p.m, p.n, p.k))

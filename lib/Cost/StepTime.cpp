@@ -273,13 +273,9 @@ struct LoraTime {
 static double gemmSeconds(int64_t batch, int64_t m, int64_t n, int64_t k,
                           model::DType dtype,
                           const target::GpuTarget &target) {
-  GemmProblem p;
-  p.batch = batch;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.dtype = dtype;
-  return estimateGemm(p, target).predictedUs * kUs;
+  return estimateGemm(GemmProblem{batch, m, n, k, dtype}, target)
+             .predictedUs *
+         kUs;
 }
 
 LoraTime loraTime(const ModelConfig &c, int64_t r,

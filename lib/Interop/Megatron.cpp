@@ -880,13 +880,10 @@ int64_t tshape::launchProcessesPerHost(int64_t gpus, int64_t gpusPerHost,
   return per;
 }
 
-std::string MegatronLaunch::command(int64_t gpus, int64_t gpusPerNode,
-                                   int64_t group) const {
-  // torchrun starts the same number of processes on every host, so a
-  // world that does not fill whole hosts runs fewer on each: the largest
-  // count that divides it (6 GPUs on 4-GPU hosts: 2 hosts of 3).
-  int64_t perNode = launchProcessesPerHost(gpus, gpusPerNode, group);
-  int64_t nodes = gpus / perNode;
+std::string MegatronLaunch::command(int64_t gpus, int64_t perHost) const {
+  // torchrun starts the same number of processes on every host.
+  const int64_t perNode = std::max<int64_t>(1, std::min(gpus, perHost));
+  const int64_t nodes = (gpus + perNode - 1) / perNode;
   // Several nodes meet at node 0 (torchrun's static rendezvous, as
   // Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh starts
   // them): each node runs the same line with its own NODE_RANK.

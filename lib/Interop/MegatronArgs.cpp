@@ -411,6 +411,12 @@ tshape::validateMegatronArguments(llvm::StringRef line,
   // Pipeline layouts. A layout string excludes the other layout arguments
   // (arguments.py:930-939; transformer_config.py:2242-2259) and is checked
   // as Megatron-LM parses and validates it.
+  std::string layoutWhy;
+  const std::optional<cost::PipelineLayout> layout =
+      s.on("--pipeline-model-parallel-layout")
+          ? cost::parsePipelineLayout(
+                a.text("--pipeline-model-parallel-layout"), layoutWhy)
+          : std::nullopt;
   if (s.on("--pipeline-model-parallel-layout")) {
     if (perVirtual || s.on("--num-virtual-stages-per-pipeline-rank"))
       fail("P11", "arguments.py:930",
@@ -423,12 +429,8 @@ tshape::validateMegatronArguments(llvm::StringRef line,
       fail("P12", "transformer_config.py:2242",
            "--pipeline-model-parallel-layout cannot be set with the first/"
            "last stage layer counts or the embedding/loss in the split");
-    std::string why;
-    std::optional<cost::PipelineLayout> layout =
-        cost::parsePipelineLayout(a.text("--pipeline-model-parallel-layout"),
-                                  why);
     if (!layout)
-      fail("P13", "pipeline_parallel_layer_layout.py:283", why);
+      fail("P13", "pipeline_parallel_layer_layout.py:283", layoutWhy);
     else if (std::string bad = cost::checkPipelineLayout(
                  *layout, pp, layers, s.get("--mtp-num-layers", 0));
              !bad.empty())
@@ -465,9 +467,13 @@ tshape::validateMegatronArguments(llvm::StringRef line,
                " not divisible by --num-layers-per-virtual-pipeline-stage " +
                n(perVirtual));
   }
+  // More than one model chunk per rank, however given (Megatron-LM leaves
+  // the virtual size None when it comes out 1: arguments.py:950-951,
+  // 978-979).
   const bool interleaved =
       (perVirtual && pp > 0 && (layers / pp) / perVirtual > 1) ||
-      s.get("--num-virtual-stages-per-pipeline-rank", 1) > 1;
+      s.get("--num-virtual-stages-per-pipeline-rank", 1) > 1 ||
+      (layout && pp > 0 && layout->virtualStages(pp) > 1);
   if (interleaved) {
     const bool overlap = !s.on("--no-overlap-p2p-communication");
     if (pp <= (overlap ? 1 : 2))
@@ -558,26 +564,21 @@ tshape::validateMegatronArguments(llvm::StringRef line,
          "--moe-ffn-hidden-size without --num-experts");
   }
 
+  // --recompute-modules as given (read at selective granularity only).
+  const auto modulesIt = a.flags.find("--recompute-modules");
+  const std::vector<std::string> noModules;
+  const std::vector<std::string> &modules =
+      modulesIt == a.flags.end() ? noModules : modulesIt->second;
+  auto recomputes = [&](const char *m) {
+    return std::find(modules.begin(), modules.end(), m) != modules.end();
+  };
+
   // The expert all-to-alls overlapped with another microbatch's compute
   // (TC __post_init__, transformer_config.py:3002-3047).
   if (s.on("--overlap-moe-expert-parallel-comm")) {
-    const auto it = a.flags.find("--recompute-modules");
-    const bool moeModule =
-        a.text("--recompute-granularity") == "selective" &&
-        it != a.flags.end() &&
-        std::find(it->second.begin(), it->second.end(), "moe") !=
-            it->second.end();
-    // Megatron-LM leaves the virtual size None when it comes out 1
-    // (arguments.py:950-951, 978-979): one chunk per rank is no
-    // interleaving, from a layout too.
-    bool layoutInterleaved = false;
-    if (s.on("--pipeline-model-parallel-layout")) {
-      std::string why;
-      std::optional<cost::PipelineLayout> l = cost::parsePipelineLayout(
-          a.text("--pipeline-model-parallel-layout"), why);
-      layoutInterleaved = l && pp > 0 && l->virtualStages(pp) > 1;
-    }
-    if (pp > 1 && !interleaved && !layoutInterleaved)
+    const bool moeModule = a.text("--recompute-granularity") == "selective" &&
+                           recomputes("moe");
+    if (pp > 1 && !interleaved)
       fail("M1", "transformer_config.py:3007",
            "--overlap-moe-expert-parallel-comm at pipeline-model-parallel-"
            "size " + n(pp) + " needs virtual pipeline stages");
@@ -678,13 +679,7 @@ tshape::validateMegatronArguments(llvm::StringRef line,
   // Selective recompute's modules (TC __post_init__, 1940-2011), read
   // only at selective granularity; the default is core_attn.
   if (granularity == "selective") {
-    const auto it = a.flags.find("--recompute-modules");
-    const std::vector<std::string> none;
-    const std::vector<std::string> &modules =
-        it == a.flags.end() ? none : it->second;
-    auto has = [&](const char *m) {
-      return std::find(modules.begin(), modules.end(), m) != modules.end();
-    };
+    auto has = recomputes;
     static const char *const kAllowed[] = {
         "core_attn",   "moe_act", "layernorm",   "mla_up_proj",
         "mlp",         "moe",     "shared_experts", "gdn_norm_out",

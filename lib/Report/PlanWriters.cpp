@@ -79,8 +79,6 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
   r.plan = priced;
   r.step = *step;
   r.megatronArguments = launch->arguments;
-  r.megatronCommand =
-      launch->command(world, cluster.hostGpus(), hostGroup(config, cluster));
   r.megatronNotes = launch->notes;
   // LoRA: Megatron-LM's pretrain_gpt.py would train every weight, another
   // run than the one priced; the plan's degrees are what to give
@@ -109,6 +107,8 @@ std::optional<PlanReport> tshape::report::evaluatePlan(
   const int64_t perHost = cluster.hostGpus();
   const int64_t group = hostGroup(config, cluster);
   const int64_t launched = launchProcessesPerHost(world, perHost, group);
+  if (plan.loraRank == 0) // (LoRA has no command: above.)
+    r.megatronCommand = launch->command(world, launched);
   if (world > launched)
     r.megatronNotes.push_back(
         "run the command on each of the " + n(world / launched) +

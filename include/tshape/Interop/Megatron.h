@@ -47,12 +47,11 @@ struct MegatronLaunch {
   /// each (printed after `# note: `).
   std::vector<std::string> notes;
   /// `[ENV ]torchrun --nnodes N --nproc_per_node G pretrain_gpt.py ARGS`
-  /// for `gpus` GPUs, `gpusPerNode` per node; on several nodes with
-  /// `--node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port
-  /// ${MASTER_PORT:-6000}`, the line each node runs.
-  /// (`group`: the ranks to keep in one host, launchProcessesPerHost.)
-  std::string command(int64_t gpus, int64_t gpusPerNode,
-                      int64_t group = 1) const;
+  /// for `gpus` GPUs, G = `perHost` processes on each host (what
+  /// launchProcessesPerHost chose: it divides `gpus`); on several hosts
+  /// with `--node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port
+  /// ${MASTER_PORT:-6000}`, the line each host runs.
+  std::string command(int64_t gpus, int64_t perHost) const;
 };
 
 /// The processes torchrun starts on each host for `gpus` GPUs on hosts of
