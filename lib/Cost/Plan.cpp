@@ -163,6 +163,11 @@ tshape::cost::checkServingPlan(const ModelConfig &c, const ServingPlan &plan) {
   if (!experts && (plan.expertEp > 0 || plan.expertTp > 0))
     return "expert degrees (" + plan.str() + ") need a model with routed "
            "experts; " + c.name + " has none";
+  if (plan.expertTp == 0 && ranks % plan.ep() != 0)
+    return "the experts must span the attention's GPUs: ep " +
+           n(plan.ep()) + " does not divide attention tp " +
+           n(plan.attentionTp) + " x dp " + n(plan.attentionDp) + " = " +
+           n(ranks) + " (use an ep dividing " + n(ranks) + ")";
   if (plan.ep() * plan.etp() != ranks)
     return "the experts must span the attention's GPUs: ep " + n(plan.ep()) +
            " x etp " + n(plan.etp()) + " = " + n(plan.ep() * plan.etp()) +

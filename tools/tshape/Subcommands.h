@@ -26,6 +26,11 @@ llvm::cl::SubCommand &adviseCommand();
 llvm::cl::OptionCategory &adviseCategory();
 int runAdvise();
 
+/// `tshape serve` (Serve.cpp).
+llvm::cl::SubCommand &serveCommand();
+llvm::cl::OptionCategory &serveCategory();
+int runServe();
+
 } // namespace tshape::driver
 
 #endif // TSHAPE_TOOLS_TSHAPE_SUBCOMMANDS_H

@@ -52,6 +52,9 @@ const Entry kSubcommands[] = {
      [](int argc, char **argv) {
        return tshape::plancmd::run(kTool, argc, argv);
      }},
+    {serveCommand,
+     [] { return std::vector<const cl::OptionCategory *>{&serveCategory()}; },
+     [](int, char **) { return runServe(); }},
 };
 } // namespace
 
@@ -90,6 +93,13 @@ int main(int argc, char **argv) {
       "      search every plan that fits, and print the Megatron-LM launch "
       "command\n"
       "      (tshape plan --help; the same as tshape-plan; docs/plan.md)\n\n"
+      "  tshape serve CONFIG.json [--tp=N --isl=N --osl=N]   price a serving "
+      "workload\n"
+      "      on one engine replica: time per output token, time to first "
+      "token,\n"
+      "      tokens/s per GPU and per user, memory per GPU (tshape serve "
+      "--help;\n"
+      "      docs/serving.md)\n\n"
       "The compiler tools stand below it: tshape-translate, tshape-opt, "
       "tshape-plan,\ntshape-predict, tshape-calibrate.\n");
   for (const Entry &e : kSubcommands)

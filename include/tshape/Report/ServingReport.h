@@ -1,0 +1,43 @@
+//===- ServingReport.h - One serving configuration, evaluated --*- C++ -*-===//
+//
+// `tshape serve`'s report: the workload, the configuration (layout,
+// precision, engine and its limits) and what cost::estimateServing says
+// of it, led by what a serving engineer reads (time per output token,
+// time to first token, tokens/s per GPU and per user, memory per GPU and
+// whether it fits). Rendered as JSON (docs/report-schema.md) and as the
+// terminal summary. Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSHAPE_REPORT_SERVINGREPORT_H
+#define TSHAPE_REPORT_SERVINGREPORT_H
+
+#include "tshape/Cost/Serving.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace tshape::report {
+
+struct ServingReport {
+  std::string model;   ///< the config's path or name
+  std::string target;  ///< GPU target name
+  std::string cluster; ///< cluster name
+  cost::ServingWorkload workload;
+  cost::ServingConfig config;
+  cost::ServingEstimate estimate;
+};
+
+/// The report as JSON ("schema": "tshape-serve/1").
+llvm::json::Value servingJson(const ServingReport &r);
+/// The JSON and Markdown views (writeReport: by the file's extension).
+void writeJson(llvm::raw_ostream &os, const ServingReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const ServingReport &r);
+/// The terminal summary: a few lines, the figures first.
+void writeServingText(const ServingReport &r, llvm::raw_ostream &os);
+
+} // namespace tshape::report
+
+#endif // TSHAPE_REPORT_SERVINGREPORT_H

@@ -1,0 +1,233 @@
+//===- Serve.cpp - tshape serve: one serving configuration ----------------===//
+//
+// `tshape serve CONFIG.json`: a workload (prompt and output lengths, the
+// requests in flight) on one engine replica (attention tp x dp, experts
+// ep), priced by cost::estimateServing; the terminal summary and, with
+// --report, JSON or Markdown. docs/serving.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Subcommands.h"
+
+#include "tshape/Cost/Cluster.h"
+#include "tshape/Cost/Serving.h"
+#include "tshape/Interop/HFConfig.h"
+#include "tshape/Report/ServingReport.h"
+#include "tshape/Report/Writers.h"
+#include "tshape/Support/DType.h"
+#include "tshape/Target/GpuTarget.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tshape;
+using namespace tshape::driver;
+namespace cl = llvm::cl;
+
+cl::SubCommand &tshape::driver::serveCommand() {
+  static cl::SubCommand cmd(
+      "serve", "a serving workload on one engine replica: time per output "
+               "token, time to first token, tokens/s per GPU and per user, "
+               "memory and the batch the KV cache holds");
+  return cmd;
+}
+
+cl::OptionCategory &tshape::driver::serveCategory() {
+  static cl::OptionCategory cat("Serve options",
+                                "tshape serve CONFIG.json [options]");
+  return cat;
+}
+
+namespace {
+cl::SubCommand &cmd = serveCommand();
+cl::OptionCategory &cat = serveCategory();
+
+cl::opt<std::string> input(cl::Positional, cl::desc("<config.json>"),
+                           cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string>
+    targetName("target",
+               cl::desc("GPU target (default: the cluster's GPU)"),
+               cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> clusterName(
+    "cluster",
+    cl::desc("cluster the collectives run on (default: the target's, "
+             "else dgx-h100)"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> tp("tp", cl::desc("the attention's tensor-parallel degree "
+                                   "(vLLM --tensor-parallel-size)"),
+                    cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t>
+    dp("dp",
+       cl::desc("the attention's data-parallel degree inside the replica "
+                "(attention data parallelism; vLLM --data-parallel-size "
+                "with --enable-expert-parallel)"),
+       cl::init(1), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> ep(
+    "ep",
+    cl::desc("the routed experts' expert-parallel degree (0: the engine's "
+             "default, every expert split over the replica's tp x dp GPUs); "
+             "the experts' tensor-parallel degree is tp x dp / ep"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> isl("isl", cl::desc("prompt tokens per request"),
+                     cl::init(1024), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> osl("osl", cl::desc("output tokens per request"),
+                     cl::init(128), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> concurrency(
+    "concurrency",
+    cl::desc("requests in flight on the replica (0: as many as the KV cache "
+             "holds, the offline maximum throughput)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> engineName(
+    "engine", cl::desc("serving engine: vllm, sglang or trtllm (its memory "
+                       "accounting and defaults; docs/serving.md#engines)"),
+    cl::init("vllm"), cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> dtypeOpt("dtype",
+                               cl::desc("the model's dtype: bf16 or fp16"),
+                               cl::init("bf16"), cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> precisionOpt(
+    "precision",
+    cl::desc("the linear layers' precision (bf16, fp8, mxfp8; default: the "
+             "dtype)"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> kvCacheOpt(
+    "kv-cache-dtype",
+    cl::desc("the KV cache's element type (bf16, fp16, fp8; default: the "
+             "dtype)"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> maxNumTokens(
+    "max-num-tokens",
+    cl::desc("tokens per engine step, prompt chunks included (0: the "
+             "engine's default)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> maxBatch(
+    "max-batch",
+    cl::desc("requests in flight at most per attention rank (0: the "
+             "engine's default)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<double> kvFraction(
+    "kv-cache-fraction",
+    cl::desc("the engine's memory fraction (vLLM gpu_memory_utilization, "
+             "SGLang mem_fraction_static, TensorRT-LLM "
+             "free_gpu_memory_fraction; 0: the engine's default)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<bool> trtllmBench(
+    "trtllm-bench",
+    cl::desc("size max_batch_size and max_num_tokens as trtllm-bench "
+             "throughput does when not told (its tuning.py), at its KV-cache "
+             "fraction 0.95; needs --engine=trtllm"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> reportPath(
+    "report",
+    cl::desc("write the report: FILE.json, FILE.md or - (Markdown on "
+             "stdout)"),
+    cl::sub(cmd), cl::cat(cat));
+} // namespace
+
+int tshape::driver::runServe() {
+  if (input.empty())
+    return fail("serve needs a config.json: tshape serve CONFIG.json "
+                "[options]; see tshape serve --help");
+  std::optional<cost::Engine> engine = cost::parseEngine(engineName);
+  if (!engine)
+    return fail("unknown engine '" + engineName +
+                "' (expected one of: " + cost::engineList() + ")");
+  std::optional<DType> dtype = parseDType(dtypeOpt);
+  if (!dtype || (*dtype != DType::BF16 && *dtype != DType::FP16))
+    return fail("--dtype must be bf16 or fp16, got '" + dtypeOpt + "'");
+  cost::ServingConfig config;
+  config.engine = *engine;
+  if (!precisionOpt.empty()) {
+    config.precision = parsePrecision(precisionOpt);
+    if (!config.precision)
+      return fail("unknown --precision '" + precisionOpt +
+                  "' (expected one of: " + precisionNames() + ")");
+  }
+  if (!kvCacheOpt.empty()) {
+    config.kvCache = parseDType(kvCacheOpt);
+    if (!config.kvCache)
+      return fail("unknown --kv-cache-dtype '" + kvCacheOpt +
+                  "' (expected bf16, fp16 or fp8)");
+  }
+  if (tp < 1 || dp < 1 || ep < 0 || maxNumTokens < 0 || maxBatch < 0 ||
+      kvFraction < 0 || kvFraction > 1)
+    return fail("--tp and --dp must be at least 1, --ep, --max-num-tokens "
+                "and --max-batch at least 0, --kv-cache-fraction in [0, 1]");
+  config.plan.attentionTp = tp;
+  config.plan.attentionDp = dp;
+  config.plan.expertEp = ep;
+  config.tokenBudget = maxNumTokens;
+  config.maxSequences = maxBatch;
+  config.kvFraction = kvFraction;
+  cost::ServingWorkload workload;
+  workload.isl = isl;
+  workload.osl = osl;
+  workload.concurrency = concurrency;
+
+  std::string error;
+  std::string cname = clusterName;
+  if (cname.empty()) {
+    const cost::Cluster *byTarget =
+        targetName.empty() ? nullptr
+                           : cost::defaultClusterForTarget(targetName);
+    cname = byTarget ? byTarget->name : "dgx-h100";
+  }
+  std::optional<cost::Cluster> cluster = cost::resolveCluster(cname, "", error);
+  if (!cluster)
+    return fail(error);
+  std::optional<target::GpuTarget> target = target::resolveTarget(
+      targetName.empty() ? cluster->gpu : std::string(targetName), "", error);
+  if (!target)
+    return fail(error);
+
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
+  if (!buf)
+    return fail("cannot read '" + input + "': " + buf.getError().message());
+  ImportOptions options;
+  options.dtype = *dtype;
+  options.microbatch = 1;
+  options.seq = isl > 0 ? int64_t(isl) : 1;
+  ImportDiagnostic diag;
+  std::optional<model::ModelConfig> model =
+      importHFConfig((*buf)->getBuffer(), options, diag);
+  if (!model) {
+    llvm::errs() << input;
+    if (diag.line)
+      llvm::errs() << ":" << diag.line << ":" << diag.column;
+    llvm::errs() << ": error: " << diag.message << "\n";
+    return 1;
+  }
+  if (trtllmBench) {
+    if (config.engine != cost::Engine::Trtllm)
+      return fail("--trtllm-bench sizes TensorRT-LLM's limits: it needs "
+                  "--engine=trtllm");
+    cost::TrtllmBenchLimits l = cost::trtllmBenchLimits(
+        *model, *target, tp * dp, config.precision, config.kvCache, isl, osl);
+    if (l.maxBatch <= 0)
+      return fail("trtllm-bench's estimate leaves no memory for the KV "
+                  "cache on " + std::to_string(tp * dp) + " x " +
+                  target->name + ": use more GPUs");
+    if (!maxBatch)
+      config.maxSequences = l.maxBatch;
+    if (!maxNumTokens)
+      config.tokenBudget = l.maxNumTokens;
+    if (kvFraction == 0)
+      config.kvFraction = 0.95;
+  }
+  std::optional<cost::ServingEstimate> est = cost::estimateServing(
+      *model, workload, config, *target, &*cluster, error);
+  if (!est)
+    return fail(error);
+
+  report::ServingReport rep;
+  rep.model = input;
+  rep.target = target->name;
+  rep.cluster = cluster->name;
+  rep.workload = workload;
+  rep.config = config;
+  rep.estimate = *est;
+  report::writeServingText(rep, llvm::outs());
+  if (!reportPath.empty())
+    if (llvm::Error err = report::writeReport(reportPath, rep))
+      return fail(llvm::toString(std::move(err)));
+  return 0;
+}

@@ -1,0 +1,198 @@
+//===- ServingTest.cpp - Unit tests of the serving workload model ---------===//
+//
+// Cost/Serving.h: the steady state of continuous batching with chunked
+// prefill on a step price given in closed form, the engines' memory
+// accounting, trtllm-bench's limits and the experts' layout under
+// attention data parallelism; each figure derived by hand in a comment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tshape/Cost/Serving.h"
+
+#include "tshape/Target/GpuTarget.h"
+
+#include "TestModels.h"
+
+#include <gtest/gtest.h>
+
+using namespace tshape;
+using namespace tshape::cost;
+using model::BlockKind;
+using model::ModelConfig;
+
+namespace {
+/// Mixtral-8x7B: h 4096, 32 layers, 32 heads and 8 kv heads of 128, 8
+/// experts of 14336, top 2, vocabulary 32000, fused attention.
+ModelConfig mixtral() {
+  ModelConfig c = testmodels::moeLayer(1, 4096, 8, 2, 14336);
+  c.name = "mixtral";
+  c.layers = 32;
+  c.attention.fused = true;
+  return c;
+}
+
+const target::GpuTarget &h100() {
+  return *target::findBuiltinTarget("h100-sxm");
+}
+} // namespace
+
+// isl 100, osl 11, 10 requests in flight, a budget of 200 tokens, and a
+// step of D decodes and P prompt tokens priced 1000 + 10 D + 2 P us.
+// Prompt tokens 10 x 100 = 1000, decode tokens 10 x 10 = 100.
+// S = max(osl 11, 1100 / 200 = 5.5) = 11; D = 100 / 11 = 9.0909; the chunk
+// min(200 - 9.0909, 1000) = 190.909; prefill steps 1000 / 190.909 =
+// 5.2381 (< 11: S stays). Decode step 1000 + 90.909 = 1090.909 us,
+// prefill step 1090.909 + 2 x 190.909 = 1472.727 us. The cycle 5.2381 x
+// 1472.727 + 5.7619 x 1090.909 = 14000 us (= 11 x 1000 + 10 x 100 + 2 x
+// 1000: the price is linear). One request's prompt takes ceil(100 /
+// 190.9) = 1 step: TTFT 1472.727 us; its 10 decode steps hold the rest,
+// TPOT (14000 - 1472.727) / 10 = 1252.727 us; 4.2381 of the 10 carry a
+// chunk (> 10%), so p90 is the prefill step.
+TEST(Serving, BatchingCycleByHand) {
+  auto price = [](double d, double p) -> std::optional<double> {
+    return 1000 + 10 * d + 2 * p;
+  };
+  std::optional<BatchingCycle> c = batchingCycle(100, 11, 10, 200, price);
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->steps, 11);
+  EXPECT_NEAR(c->decodes, 9.0909, 1e-4);
+  EXPECT_NEAR(c->chunk, 190.909, 1e-3);
+  EXPECT_NEAR(c->prefillSteps, 5.2381, 1e-4);
+  EXPECT_NEAR(c->decodeStepUs, 1090.909, 1e-3);
+  EXPECT_NEAR(c->prefillStepUs, 1472.727, 1e-3);
+  EXPECT_NEAR(c->cycleUs, 14000, 1e-6);
+  EXPECT_NEAR(c->ttftUs, 1472.727, 1e-3);
+  EXPECT_NEAR(c->tpotUs, 1252.727, 1e-3);
+  EXPECT_NEAR(c->tpotP90Us, 1472.727, 1e-3);
+}
+
+// The budget binds: isl 1000, osl 2, 8 requests, 1000 tokens a step.
+// Prompt tokens 8000, decode tokens 8: S = max(2, 8008 / 1000 = 8.008);
+// D = 8 / 8.008 = 0.999; chunk = 1000 - 0.999 = 999.001; prefill steps
+// 8000 / 999.001 = 8.008 = S: every step carries a chunk. One request's
+// prompt: ceil(1000 / 999.001) = 2 steps.
+TEST(Serving, BatchingCycleBudgetBound) {
+  auto price = [](double d, double p) -> std::optional<double> {
+    return 100 + p;
+  };
+  std::optional<BatchingCycle> c = batchingCycle(1000, 2, 8, 1000, price);
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->steps, 8.008, 1e-3);
+  EXPECT_NEAR(c->prefillSteps, c->steps, 1e-9);
+  EXPECT_NEAR(c->ttftUs, 2 * c->prefillStepUs, 1e-9);
+  // S - own = 6.008 decode steps, all of them with a chunk: p90 the
+  // prefill step, and so is the mean.
+  EXPECT_NEAR(c->tpotUs, c->prefillStepUs, 1e-9);
+}
+
+// One output token: no decode steps, no time per output token.
+TEST(Serving, BatchingCycleOneOutputToken) {
+  auto price = [](double d, double p) -> std::optional<double> {
+    return 50 + p;
+  };
+  std::optional<BatchingCycle> c = batchingCycle(512, 1, 4, 8192, price);
+  ASSERT_TRUE(c);
+  // 2048 prompt tokens fit one step of 8192: S = max(1, 0.25) = 1, the
+  // chunk is the whole 2048, one prefill step of 50 + 2048 us.
+  EXPECT_DOUBLE_EQ(c->steps, 1);
+  EXPECT_DOUBLE_EQ(c->chunk, 2048);
+  EXPECT_DOUBLE_EQ(c->cycleUs, 2098);
+  EXPECT_DOUBLE_EQ(c->tpotUs, 0);
+}
+
+// The experts under attention data parallelism are not split again by
+// tp: attention tp 1 dp 2 with ep 2 holds the attention, the embedding
+// and the LM head whole, where attention tp 2 with ep 2 holds half of
+// them; the experts (4 of 8 per GPU, whole) are the same. The difference
+// is half of: attention 32 x (4096 x 4096 x 2 + 4096 x 1024 x 2) =
+// 1342.18 M parameters, embedding and head 2 x 32000 x 4096 = 262.14 M;
+// (1604.32 M x 2 bytes) / 2 = 1.60432e9 bytes.
+TEST(Serving, AttentionDataParallelWeights) {
+  ServingConfig tp2, dp2;
+  tp2.plan.attentionTp = 2;
+  tp2.plan.expertEp = 2;
+  dp2.plan.attentionDp = 2;
+  dp2.plan.expertEp = 2;
+  ServingWorkload w;
+  w.isl = 128;
+  w.osl = 128;
+  std::string err;
+  auto a = estimateServing(mixtral(), w, tp2, h100(), nullptr, err);
+  ASSERT_TRUE(a) << err;
+  auto b = estimateServing(mixtral(), w, dp2, h100(), nullptr, err);
+  ASSERT_TRUE(b) << err;
+  EXPECT_NEAR(b->memory.weights - a->memory.weights, 1.60432e9, 1e4);
+  // One request's cache: 32 layers x 2 x kv heads per rank x 128 x 2
+  // bytes x 256 tokens: 4 kv heads at tp 2 (33.55 MB), all 8 at dp 2
+  // (67.11 MB), each dp rank holding its own requests.
+  EXPECT_DOUBLE_EQ(a->memory.perSequence, 32.0 * 2 * 4 * 128 * 2 * 256);
+  EXPECT_DOUBLE_EQ(b->memory.perSequence, 32.0 * 2 * 8 * 128 * 2 * 256);
+}
+
+// The engines' accounting of the cache, on the same layout: vLLM's 0.92
+// of the GPU less weights and activations, TensorRT-LLM's 0.9 of what
+// they leave, SGLang's static fraction less the weights. On an 80 GiB
+// H100 at tp 2: SGLang reserves max(512 + 1.5 x 8192 + 2 x 256 + 2 / 8 x
+// 1024, 10240) = 13568 MiB, fraction round((81920 - 13568) / 81920, 3) =
+// 0.834.
+TEST(Serving, EngineMemory) {
+  ServingWorkload w;
+  std::string err;
+  const double cap = 80.0 * 1024 * 1024 * 1024;
+  for (Engine e : {Engine::Vllm, Engine::Trtllm, Engine::Sglang}) {
+    ServingConfig cfg;
+    cfg.plan.attentionTp = 2;
+    cfg.engine = e;
+    auto s = estimateServing(mixtral(), w, cfg, h100(), nullptr, err);
+    ASSERT_TRUE(s) << err;
+    const ServingMemory &m = s->memory;
+    double kv = 0;
+    if (e == Engine::Vllm)
+      kv = 0.92 * cap - m.weights - m.activations;
+    else if (e == Engine::Trtllm)
+      kv = 0.9 * (cap - m.weights - m.activations);
+    else
+      kv = 0.834 * cap - m.weights;
+    EXPECT_NEAR(m.kvCache, kv, 1) << s->rules.name;
+    EXPECT_EQ(m.cacheRequests, int64_t(kv / m.perSequence)) << s->rules.name;
+  }
+  EXPECT_EQ(engineRules(Engine::Vllm, h100(), 1).tokenBudget, 8192);
+  EXPECT_EQ(engineRules(Engine::Vllm,
+                        *target::findBuiltinTarget("a100-80gb"), 1)
+                .tokenBudget,
+            2048);
+}
+
+// trtllm-bench's limits for Mixtral at tp 2 on H100, isl 128 osl 128,
+// bf16: parameters 32 x (41.94 M attention + 8 x 3 x 4096 x 14336 experts
+// + 8 x 4096 router + 2 x 4096 norms) + 2 x 131.07 M + 4096 = 46.70 G;
+// the cache 0.95 x (2 x 80 GiB - 46.70 G x 2 bytes) = 74.48e9 bytes; a
+// token 2 x 32 x max(2, 8) x 128 x 2 = 131072 bytes; requests 74.48e9 /
+// (131072 x 256) = 2219.7; the batch 256 x ceil(2219.7 / 256) = 2304;
+// tokens min(2219.7 x 2, 32768) = 4439.4: 512 x ceil(4439.4 / 512) =
+// 4608.
+TEST(Serving, TrtllmBenchLimits) {
+  TrtllmBenchLimits l = trtllmBenchLimits(mixtral(), h100(), 2, std::nullopt,
+                                          std::nullopt, 128, 128);
+  EXPECT_NEAR(l.cacheRequests, 2219.7, 0.5);
+  EXPECT_EQ(l.maxBatch, 2304);
+  EXPECT_EQ(l.maxNumTokens, 4608);
+}
+
+TEST(Serving, Errors) {
+  ServingConfig cfg;
+  ServingWorkload w;
+  std::string err;
+  w.isl = 0;
+  EXPECT_FALSE(estimateServing(mixtral(), w, cfg, h100(), nullptr, err));
+  EXPECT_NE(err.find("at least 1"), std::string::npos) << err;
+  // Mixtral does not fit one H100 in bf16: 93 GB of weights.
+  w.isl = 128;
+  EXPECT_FALSE(estimateServing(mixtral(), w, cfg, h100(), nullptr, err));
+  EXPECT_NE(err.find("does not fit"), std::string::npos) << err;
+  cfg.plan.pp = 2;
+  EXPECT_FALSE(estimateServing(mixtral(), w, cfg, h100(), nullptr, err));
+  EXPECT_NE(err.find("pipeline"), std::string::npos) << err;
+  EXPECT_FALSE(parseEngine("tgi"));
+  EXPECT_EQ(parseEngine("tensorrt-llm"), Engine::Trtllm);
+}
