@@ -9,6 +9,8 @@
 
 #include "tshape/Cost/Serving.h"
 
+#include "tshape/Advise/ServingSearch.h"
+
 #include "tshape/Target/GpuTarget.h"
 
 #include "TestModels.h"
@@ -63,7 +65,7 @@ TEST(Serving, BatchingCycleByHand) {
   EXPECT_NEAR(c->cycleUs, 14000, 1e-6);
   EXPECT_NEAR(c->ttftUs, 1472.727, 1e-3);
   EXPECT_NEAR(c->tpotUs, 1252.727, 1e-3);
-  EXPECT_NEAR(c->tpotP90Us, 1472.727, 1e-3);
+  EXPECT_NEAR(c->itlP90Us, 1472.727, 1e-3);
 }
 
 // The budget binds: isl 1000, osl 2, 8 requests, 1000 tokens a step.
@@ -195,4 +197,53 @@ TEST(Serving, Errors) {
   EXPECT_NE(err.find("pipeline"), std::string::npos) << err;
   EXPECT_FALSE(parseEngine("tgi"));
   EXPECT_EQ(parseEngine("tensorrt-llm"), Engine::Trtllm);
+}
+
+// The search's space on Mixtral with up to 2 GPUs a replica, bf16: tp
+// and dp in {1, 2} with tp x dp <= 2 (tp 2 dp 2 cut), ep in {default, 2}
+// with ep <= tp x dp (ep 2 at one GPU cut): 5 layouts. Mixtral's 46.7 G
+// parameters (93.4 GB in bf16) do not fit one 80 GiB H100: 1 rejected for
+// memory, 4 priced.
+TEST(Serving, SearchSpace) {
+  ServingWorkload w;
+  w.isl = 512;
+  w.osl = 128;
+  ServingConfig base;
+  advise::ServingSpace space;
+  space.gpus = 2;
+  advise::ServingTargets targets;
+  targets.tpotMs = 1000;
+  advise::ServingSearchResult r = advise::searchServing(
+      mixtral(), w, base, space, targets, h100(), nullptr, 10);
+  EXPECT_EQ(r.layouts, 5);
+  EXPECT_EQ(r.layoutsPriced, 4);
+  ASSERT_EQ(r.rejections.size(), 1u);
+  EXPECT_EQ(r.rejections.begin()->first, "does not fit in memory");
+  EXPECT_EQ(r.rejections.begin()->second, 1);
+  EXPECT_EQ(r.meeting, r.evaluated);
+  // The best of each of the 4 layouts, fastest per GPU first.
+  ASSERT_EQ(r.best.size(), 4u);
+  for (size_t i = 1; i < r.best.size(); ++i)
+    EXPECT_GE(r.best[i - 1].estimate.outputTokensPerSecondPerGpu,
+              r.best[i].estimate.outputTokensPerSecondPerGpu);
+  // The front: faster per user means slower per GPU.
+  ASSERT_GE(r.pareto.size(), 2u);
+  for (size_t i = 1; i < r.pareto.size(); ++i) {
+    EXPECT_GE(r.pareto[i - 1].estimate.outputTokensPerSecondPerUser,
+              r.pareto[i].estimate.outputTokensPerSecondPerUser);
+    EXPECT_LT(r.pareto[i - 1].estimate.outputTokensPerSecondPerGpu,
+              r.pareto[i].estimate.outputTokensPerSecondPerGpu);
+  }
+  // A target nobody meets: the closest and each bound's best.
+  targets.tpotMs = 0.5;
+  r = advise::searchServing(mixtral(), w, base, space, targets, h100(),
+                            nullptr, 10);
+  EXPECT_EQ(r.meeting, 0);
+  EXPECT_TRUE(r.best.empty());
+  ASSERT_TRUE(r.closest);
+  EXPECT_NE(r.closest->miss.find("TPOT"), std::string::npos);
+  ASSERT_EQ(r.boundNotes.size(), 1u);
+  EXPECT_NE(r.boundNotes[0].find("above the target 0.5 ms"),
+            std::string::npos)
+      << r.boundNotes[0];
 }

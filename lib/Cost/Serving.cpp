@@ -127,9 +127,7 @@ EngineRules tshape::cost::engineRules(Engine e, const target::GpuTarget &t,
                                       int64_t tpTimesPp) {
   EngineRules r;
   r.engine = e;
-  for (const EngineName &n : kEngines)
-    if (n.engine == e)
-      r.name = n.name;
+  r.name = engineName(e);
   const double gib = t.memoryGiB;
   switch (e) {
   case Engine::Vllm:
@@ -257,6 +255,13 @@ std::optional<Engine> tshape::cost::parseEngine(const std::string &name) {
   return std::nullopt;
 }
 
+const char *tshape::cost::engineName(Engine e) {
+  for (const EngineName &n : kEngines)
+    if (n.engine == e)
+      return n.name;
+  return "";
+}
+
 std::string tshape::cost::engineList() {
   std::string s;
   for (const EngineName &r : kEngines)
@@ -300,7 +305,7 @@ std::optional<BatchingCycle> tshape::cost::batchingCycle(
   if (osl > 1 && S > own) {
     const double others = std::max(0.0, c.prefillSteps - own);
     c.tpotUs = (others * *pre + (S - c.prefillSteps) * *dec) / (S - own);
-    c.tpotP90Us = others / (S - own) > 0.1 ? *pre : *dec;
+    c.itlP90Us = others / (S - own) > 0.1 ? *pre : *dec;
   }
   return c;
 }
@@ -440,7 +445,7 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   est.cycleUs = cyc->cycleUs;
   est.ttftMs = cyc->ttftUs / 1e3;
   est.tpotMs = cyc->tpotUs / 1e3;
-  est.tpotP90Ms = cyc->tpotP90Us / 1e3;
+  est.itlP90Ms = cyc->itlP90Us / 1e3;
   if (est.tpotMs > 0)
     est.outputTokensPerSecondPerUser = 1e3 / est.tpotMs;
   est.outputTokensPerSecond = N * double(w.osl) * 1e6 / est.cycleUs;

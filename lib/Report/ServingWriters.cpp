@@ -17,6 +17,19 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
 double round3(double v) { return std::round(v * 1e3) / 1e3; }
+
+/// The figures of one estimate, shared by the serving report and each
+/// configuration of the search's.
+void addFigures(json::Object &o, const cost::ServingEstimate &e) {
+  o["concurrency"] = e.concurrency;
+  o["memory_bound"] = e.memoryBound;
+  o["tpot_ms"] = round6(e.tpotMs);
+  o["itl_p90_ms"] = round6(e.itlP90Ms);
+  o["ttft_ms"] = round6(e.ttftMs);
+  o["output_tokens_per_s_per_gpu"] = round3(e.outputTokensPerSecondPerGpu);
+  o["output_tokens_per_s_per_user"] = round3(e.outputTokensPerSecondPerUser);
+  o["requests_per_s"] = round6(e.requestsPerSecond);
+}
 } // namespace
 
 json::Value tshape::report::servingJson(const ServingReport &r) {
@@ -31,7 +44,7 @@ json::Value tshape::report::servingJson(const ServingReport &r) {
                         {"prefill_tokens", round3(s.prefillTokens)},
                         {"ms", round6(s.us / 1e3)}};
   };
-  return json::Object{
+  json::Object o{
       {"schema", "tshape-serve/1"},
       {"model", r.model},
       {"target", r.target},
@@ -58,15 +71,7 @@ json::Value tshape::report::servingJson(const ServingReport &r) {
            {"max_sequences", e.maxSequences},
            {"kv_cache_fraction", round3(e.kvFraction)},
            {"engine_defaults", e.rules.source}}},
-      {"concurrency", e.concurrency},
-      {"memory_bound", e.memoryBound},
-      {"tpot_ms", round6(e.tpotMs)},
-      {"tpot_p90_ms", round6(e.tpotP90Ms)},
-      {"ttft_ms", round6(e.ttftMs)},
       {"output_tokens_per_s", round3(e.outputTokensPerSecond)},
-      {"output_tokens_per_s_per_gpu", round3(e.outputTokensPerSecondPerGpu)},
-      {"output_tokens_per_s_per_user", round3(e.outputTokensPerSecondPerUser)},
-      {"requests_per_s", round6(e.requestsPerSecond)},
       {"steps_per_cycle", round3(e.steps)},
       {"prefill_steps_per_cycle", round3(e.prefillSteps)},
       {"decode_step", step(e.decodeStep)},
@@ -80,6 +85,8 @@ json::Value tshape::report::servingJson(const ServingReport &r) {
       {"cache_requests", m.cacheRequests},
       {"notes", std::move(notes)},
   };
+  addFigures(o, e);
+  return json::Value(std::move(o));
 }
 
 void tshape::report::writeServingText(const ServingReport &r,
@@ -93,9 +100,9 @@ void tshape::report::writeServingText(const ServingReport &r,
                      e.concurrency == 1 ? "" : "s")
      << (e.memoryBound ? " (as many as the KV cache holds)" : "") << "\n";
   if (e.tpotMs > 0)
-    os << llvm::format("time per output token: %.2f ms mean, %.2f ms p90 "
-                       "(%.1f tokens/s per user)\n",
-                       e.tpotMs, e.tpotP90Ms, e.outputTokensPerSecondPerUser);
+    os << llvm::format("time per output token: %.2f ms (%.1f tokens/s per "
+                       "user), p90 inter-token latency %.2f ms\n",
+                       e.tpotMs, e.outputTokensPerSecondPerUser, e.itlP90Ms);
   os << llvm::format("time to first token: %.1f ms (its prompt's steps; "
                      "no queueing)\n",
                      e.ttftMs);
@@ -122,4 +129,139 @@ void tshape::report::writeMarkdown(llvm::raw_ostream &os,
   os << "# Serving " << r.model << "\n\n```\n";
   writeServingText(r, os);
   os << "```\n";
+}
+
+namespace {
+json::Value candidateJson(const advise::ServingCandidate &c) {
+  const cost::ServingEstimate &e = c.estimate;
+  const cost::ServingPlan &p = c.config.plan;
+  json::Object o{
+      {"attention_tp", p.attentionTp},
+      {"attention_dp", p.attentionDp},
+      {"expert_ep", p.ep()},
+      {"expert_tp", p.etp()},
+      {"gpus", e.gpus},
+      {"precision", c.config.precision
+                        ? json::Value(precisionName(*c.config.precision))
+                        : json::Value(nullptr)},
+      {"meets", c.meets},
+      {"miss", c.miss},
+  };
+  addFigures(o, e);
+  return json::Value(std::move(o));
+}
+
+void candidateLine(llvm::raw_ostream &os, const advise::ServingCandidate &c) {
+  const cost::ServingEstimate &e = c.estimate;
+  os << llvm::format("  %-56s %9.0f %9.1f %9.1f %9.2f %9.2f",
+                     advise::describe(c).c_str(),
+                     e.outputTokensPerSecondPerGpu,
+                     e.outputTokensPerSecondPerUser, e.ttftMs, e.tpotMs,
+                     e.itlP90Ms);
+  if (!c.meets)
+    os << "  (" << c.miss << ")";
+  os << "\n";
+}
+
+void candidateHeader(llvm::raw_ostream &os) {
+  os << llvm::format("  %-56s %9s %9s %9s %9s %9s\n", "configuration",
+                     "tok/s/GPU", "tok/s/usr", "TTFT ms", "TPOT ms",
+                     "p90 ITL");
+}
+} // namespace
+
+void tshape::report::writeJson(llvm::raw_ostream &os,
+                               const ServingSearchReport &r) {
+  const advise::ServingSearchResult &res = r.result;
+  json::Array best, pareto, rejections, bounds;
+  for (const advise::ServingCandidate &c : res.best)
+    best.push_back(candidateJson(c));
+  for (const advise::ServingCandidate &c : res.pareto)
+    pareto.push_back(candidateJson(c));
+  for (const auto &[kind, n] : res.rejections)
+    rejections.push_back(json::Object{
+        {"reason", kind},
+        {"layouts", n},
+        {"example", res.rejectionExamples.count(kind)
+                        ? res.rejectionExamples.at(kind)
+                        : std::string()}});
+  for (const std::string &b : res.boundNotes)
+    bounds.push_back(b);
+  json::Object o{
+      {"schema", "tshape-serve-search/1"},
+      {"model", r.model},
+      {"target", r.target},
+      {"cluster", r.cluster},
+      {"engine", cost::engineName(r.base.engine)},
+      {"workload", json::Object{{"isl", r.workload.isl},
+                                {"osl", r.workload.osl}}},
+      {"targets", json::Object{{"ttft_ms", r.targets.ttftMs},
+                               {"tpot_ms", r.targets.tpotMs}}},
+      {"gpus_per_replica", r.space.gpus},
+      {"space", res.space},
+      {"layouts", res.layouts},
+      {"layouts_priced", res.layoutsPriced},
+      {"evaluated", res.evaluated},
+      {"meeting", res.meeting},
+      {"seconds", round3(r.seconds)},
+      {"best", std::move(best)},
+      {"pareto", std::move(pareto)},
+      {"rejections", std::move(rejections)},
+      {"closest", res.closest ? candidateJson(*res.closest)
+                              : json::Value(nullptr)},
+      {"bounds", std::move(bounds)},
+  };
+  os << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
+}
+
+void tshape::report::writeMarkdown(llvm::raw_ostream &os,
+                                   const ServingSearchReport &r) {
+  os << "# Serving search: " << r.model << "\n\n```\n";
+  writeServingSearchText(r, os);
+  os << "```\n";
+}
+
+void tshape::report::writeServingSearchText(const ServingSearchReport &r,
+                                            llvm::raw_ostream &os) {
+  const advise::ServingSearchResult &res = r.result;
+  os << "tshape serve --search: " << r.model << " on up to " << r.space.gpus
+     << " x " << r.target << " a replica, "
+     << cost::engineName(r.base.engine) << ", isl "
+     << r.workload.isl << ", osl " << r.workload.osl << "\n";
+  os << "targets: ";
+  if (r.targets.ttftMs <= 0 && r.targets.tpotMs <= 0)
+    os << "none";
+  if (r.targets.ttftMs > 0)
+    os << llvm::format("TTFT <= %g ms", r.targets.ttftMs);
+  if (r.targets.tpotMs > 0)
+    os << (r.targets.ttftMs > 0 ? ", " : "")
+       << llvm::format("TPOT <= %g ms", r.targets.tpotMs);
+  os << "\n";
+  os << llvm::format("searched %lld layouts (%lld priced), %lld "
+                     "configurations with their requests in flight, %lld "
+                     "meet the targets (space %lld, %.2f s)\n",
+                     (long long)res.layouts, (long long)res.layoutsPriced,
+                     (long long)res.evaluated, (long long)res.meeting,
+                     (long long)res.space, r.seconds);
+  if (!res.best.empty()) {
+    os << "best per layout that meets the targets, by tokens/s per GPU:\n";
+    candidateHeader(os);
+    for (const advise::ServingCandidate &c : res.best)
+      candidateLine(os, c);
+  } else if (res.closest) {
+    os << "no configuration meets the targets; the closest: "
+       << advise::describe(*res.closest) << " (" << res.closest->miss
+       << ")\n";
+    for (const std::string &b : res.boundNotes)
+      os << "  " << b << "\n";
+  }
+  if (!res.pareto.empty()) {
+    os << "Pareto front (tokens/s per GPU against tokens/s per user):\n";
+    candidateHeader(os);
+    for (const advise::ServingCandidate &c : res.pareto)
+      candidateLine(os, c);
+  }
+  for (const auto &[kind, n] : res.rejections)
+    os << "rejected: " << n << (n == 1 ? " layout: " : " layouts: ") << kind
+       << " (e.g. " << res.rejectionExamples.at(kind) << ")\n";
 }

@@ -9,6 +9,7 @@
 
 #include "Subcommands.h"
 
+#include "tshape/Advise/ServingSearch.h"
 #include "tshape/Cost/Cluster.h"
 #include "tshape/Cost/Serving.h"
 #include "tshape/Interop/HFConfig.h"
@@ -17,8 +18,12 @@
 #include "tshape/Support/DType.h"
 #include "tshape/Target/GpuTarget.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 using namespace tshape;
 using namespace tshape::driver;
@@ -116,11 +121,96 @@ cl::opt<bool> trtllmBench(
              "throughput does when not told (its tuning.py), at its KV-cache "
              "fraction 0.95; needs --engine=trtllm"),
     cl::sub(cmd), cl::cat(cat));
+cl::opt<bool> search(
+    "search",
+    cl::desc("search the layouts (attention tp and dp, experts ep), the "
+             "precisions of --precisions and the requests in flight on up to "
+             "--gpus GPUs a replica; rank those that meet --ttft-ms and "
+             "--tpot-ms by tokens/s per GPU, and give the Pareto front"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> gpus(
+    "gpus",
+    cl::desc("--search: GPUs of one replica at most (default: the "
+             "cluster's NVLink domain)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<double> ttftMs("ttft-ms",
+                       cl::desc("--search: time to first token at most, "
+                                "in ms (0: no target)"),
+                       cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<double> tpotMs("tpot-ms",
+                       cl::desc("--search: time per output token at "
+                                "most, in ms (0: no target)"),
+                       cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> precisions(
+    "precisions",
+    cl::desc("--search: the linear layers' precisions to try, "
+             "comma-separated (default: --precision's, or the dtype)"),
+    cl::sub(cmd), cl::cat(cat));
+cl::opt<unsigned> top("top",
+                      cl::desc("--search: configurations listed (default 10)"),
+                      cl::init(10), cl::sub(cmd), cl::cat(cat));
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("write the report: FILE.json, FILE.md or - (Markdown on "
              "stdout)"),
     cl::sub(cmd), cl::cat(cat));
+} // namespace
+
+namespace {
+int runSearch(const model::ModelConfig &model,
+              const cost::ServingWorkload &workload,
+              const cost::ServingConfig &config,
+              const target::GpuTarget &target, const cost::Cluster &cluster) {
+  if (trtllmBench)
+    return fail("--trtllm-bench sizes one configuration; the search uses "
+                "the engine's defaults or --max-num-tokens and --max-batch");
+  if (gpus < 0 || ttftMs < 0 || tpotMs < 0)
+    return fail("--gpus, --ttft-ms and --tpot-ms must be at least 0");
+  advise::ServingSpace space;
+  space.gpus = gpus > 0 ? int64_t(gpus) : cluster.gpusPerNode;
+  if (space.gpus > 1024)
+    return fail("--gpus " + std::to_string(space.gpus) +
+                ": a replica of more than 1024 GPUs is beyond the search");
+  space.precisions = {config.precision};
+  if (!precisions.empty()) {
+    space.precisions.clear();
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(precisions).split(names, ',', -1, false);
+    for (llvm::StringRef n : names) {
+      std::optional<Precision> p = parsePrecision(n.trim().str());
+      if (!p)
+        return fail("unknown precision '" + n.trim().str() +
+                    "' in --precisions (expected: " + precisionNames() + ")");
+      space.precisions.push_back(*p);
+    }
+  }
+  advise::ServingTargets targets;
+  targets.ttftMs = ttftMs;
+  targets.tpotMs = tpotMs;
+  report::ServingSearchReport rep;
+  rep.model = input;
+  rep.target = target.name;
+  rep.cluster = cluster.name;
+  rep.workload = workload;
+  rep.base = config;
+  rep.space = space;
+  rep.targets = targets;
+  const auto start = std::chrono::steady_clock::now();
+  rep.result = advise::searchServing(model, workload, config, space, targets,
+                                     target, &cluster, top);
+  rep.seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  report::writeServingSearchText(rep, llvm::outs());
+  if (!reportPath.empty())
+    if (llvm::Error err = report::writeReport(reportPath, rep))
+      return fail(llvm::toString(std::move(err)));
+  if (rep.result.evaluated == 0)
+    return fail("no layout on up to " + std::to_string(space.gpus) + " x " +
+                target.name + " can serve " + input +
+                " (the rejections above say why): raise --gpus");
+  return rep.result.meeting > 0 || (ttftMs <= 0 && tpotMs <= 0) ? 0 : 1;
+}
 } // namespace
 
 int tshape::driver::runServe() {
@@ -196,6 +286,8 @@ int tshape::driver::runServe() {
     llvm::errs() << ": error: " << diag.message << "\n";
     return 1;
   }
+  if (search)
+    return runSearch(*model, workload, config, *target, *cluster);
   if (trtllmBench) {
     if (config.engine != cost::Engine::Trtllm)
       return fail("--trtllm-bench sizes TensorRT-LLM's limits: it needs "

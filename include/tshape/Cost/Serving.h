@@ -9,7 +9,8 @@
 // budget). From the engine's memory accounting (weights, the activations
 // of a budget-sized step, the KV-cache fraction) the most requests the
 // cache holds; from the prefill and decode steps of Cost/Inference.h the
-// mean and p90 time per output token, the time to first token, output
+// time per output token and the p90 inter-token latency, the time to
+// first token, output
 // tokens/s per GPU and per user and requests/s. docs/serving.md states
 // every formula and its limits. Plain C++: no MLIR types.
 //
@@ -80,6 +81,8 @@ TrtllmBenchLimits trtllmBenchLimits(const model::ModelConfig &c,
                                     int64_t isl, int64_t osl);
 /// "vllm", "sglang", "trtllm" (also "tensorrt-llm"); nullopt otherwise.
 std::optional<Engine> parseEngine(const std::string &name);
+/// "vllm", "sglang", "trtllm".
+const char *engineName(Engine e);
 /// The engines' names, comma-separated, for messages.
 std::string engineList();
 
@@ -137,7 +140,10 @@ struct ServingEstimate {
   double steps = 0, prefillSteps = 0;
   ServingStep decodeStep, prefillStep;
   double cycleUs = 0;
-  double tpotMs = 0, tpotP90Ms = 0; ///< time per output token, mean and p90
+  /// Time per output token of a request ((end - first token) / (osl -
+  /// 1): the same for every request in the steady state, so its p90 too)
+  /// and the p90 of the gaps between one request's tokens.
+  double tpotMs = 0, itlP90Ms = 0;
   double ttftMs = 0;                ///< time to first token (no queue)
   double outputTokensPerSecond = 0; ///< of the replica
   double outputTokensPerSecondPerGpu = 0;
@@ -157,7 +163,7 @@ struct BatchingCycle {
   double decodes = 0;      ///< D: decoding sequences in every step
   double chunk = 0;        ///< prompt tokens in a step that carries them
   double decodeStepUs = 0, prefillStepUs = 0, cycleUs = 0;
-  double ttftUs = 0, tpotUs = 0, tpotP90Us = 0; ///< tpot 0 when osl is 1
+  double ttftUs = 0, tpotUs = 0, itlP90Us = 0; ///< tpot 0 when osl is 1
 };
 std::optional<BatchingCycle> batchingCycle(
     int64_t isl, int64_t osl, double concurrency, double budgetTokens,

@@ -12,6 +12,7 @@
 #ifndef TSHAPE_REPORT_SERVINGREPORT_H
 #define TSHAPE_REPORT_SERVINGREPORT_H
 
+#include "tshape/Advise/ServingSearch.h"
 #include "tshape/Cost/Serving.h"
 
 #include "llvm/Support/JSON.h"
@@ -30,6 +31,17 @@ struct ServingReport {
   cost::ServingEstimate estimate;
 };
 
+/// `tshape serve --search`: the space, the targets and the result.
+struct ServingSearchReport {
+  std::string model, target, cluster;
+  cost::ServingWorkload workload;
+  cost::ServingConfig base; ///< the engine and its limits
+  advise::ServingSpace space;
+  advise::ServingTargets targets;
+  advise::ServingSearchResult result;
+  double seconds = 0; ///< the search's wall time
+};
+
 /// The report as JSON ("schema": "tshape-serve/1").
 llvm::json::Value servingJson(const ServingReport &r);
 /// The JSON and Markdown views (writeReport: by the file's extension).
@@ -37,6 +49,14 @@ void writeJson(llvm::raw_ostream &os, const ServingReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const ServingReport &r);
 /// The terminal summary: a few lines, the figures first.
 void writeServingText(const ServingReport &r, llvm::raw_ostream &os);
+
+/// The search as JSON ("schema": "tshape-serve-search/1"), Markdown and
+/// the terminal summary (counts, the best configurations, the Pareto
+/// front, the rejections, and what misses when nothing meets the targets).
+void writeJson(llvm::raw_ostream &os, const ServingSearchReport &r);
+void writeMarkdown(llvm::raw_ostream &os, const ServingSearchReport &r);
+void writeServingSearchText(const ServingSearchReport &r,
+                            llvm::raw_ostream &os);
 
 } // namespace tshape::report
 
