@@ -14,6 +14,8 @@
 #ifndef TSHAPE_INTEROP_MEGATRONARGS_H
 #define TSHAPE_INTEROP_MEGATRONARGS_H
 
+#include "tshape/Interop/CliFlags.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -29,40 +31,16 @@ namespace tshape {
 inline constexpr const char *kMegatronCommit =
     "d98e8a64ddf34856e74b24714e3bedb2f5a39553";
 
-/// One flag as Megatron-LM's parser declares it.
-struct MegatronFlag {
-  enum Kind {
-    Switch,  ///< store_true / store_false: takes no value
-    Int,     ///< type=int
-    Float,   ///< type=float
-    String,  ///< type=str, free
-    Choice,  ///< one of `choices`
-    IntPair, ///< tuple_type: "L,R" or "(L,R)"
-    Pattern, ///< moe_freq_type / no_rope_freq_type: an int or a list expression
-  };
-  const char *name;
-  Kind kind;
-  const char *choices; ///< comma-separated, for Choice
-  bool many;           ///< nargs='+'
-  const char *definedAt; ///< arguments.py line or the generating field
-};
+/// One flag as Megatron-LM's parser declares it (CliFlags.h).
+using MegatronFlag = CliFlag;
 
 /// Every flag the table knows, in the order of Megatron-LM's parser.
 llvm::ArrayRef<MegatronFlag> megatronFlags();
 /// The row of `name` ("--num-layers"), or nullptr.
 const MegatronFlag *findMegatronFlag(llvm::StringRef name);
 
-/// A parsed pretrain_gpt.py argument line: each flag with its values.
-struct MegatronArgs {
-  std::map<std::string, std::vector<std::string>> flags;
-  bool has(llvm::StringRef name) const;
-  /// The flag's (first) value as an integer; nullopt when absent.
-  std::optional<int64_t> integer(llvm::StringRef name) const;
-  /// The flag's (first) value as a number; nullopt when absent.
-  std::optional<double> number(llvm::StringRef name) const;
-  /// The flag's (first) value; "" when absent.
-  std::string text(llvm::StringRef name) const;
-};
+/// A parsed pretrain_gpt.py argument line (CliFlags.h).
+using MegatronArgs = CliArgs;
 
 /// Parses `line` (flags and values separated by blanks, a value may be
 /// double-quoted) against the table as argparse would: an unknown flag, a
