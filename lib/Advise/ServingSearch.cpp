@@ -105,7 +105,7 @@ ServingSearchResult tshape::advise::searchServing(
   cost::ServingWorkload w = workload;
   int64_t admitted = 0; // the current layout's most requests in flight
   std::map<std::string, ServingCandidate> bestOfLayout;
-  std::vector<ServingCandidate> all;
+  std::vector<ServingCandidate> &all = out.all;
   const std::vector<size_t> sizes = {space.precisions.size(), tps.size(),
                                      dps.size(), eps.size(), conc.size()};
   out.space = int64_t(sizes[0] * sizes[1] * sizes[2] * sizes[3] * sizes[4]);

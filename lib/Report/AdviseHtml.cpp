@@ -24,18 +24,6 @@ using svg::escape;
 
 namespace {
 
-constexpr const char kStyle[] = R"(
-body{font-family:sans-serif;margin:24px auto;padding:0 16px;max-width:1100px;color:#222;line-height:1.4}
-h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}
-.sub{color:#555}.cards{display:flex;gap:12px;flex-wrap:wrap;margin:16px 0}
-.card{border:1px solid #ccc;border-radius:6px;padding:10px 14px;min-width:180px}
-.card b{display:block;font-size:20px}
-table{border-collapse:collapse;font-size:13px;margin:8px 0}
-th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-td.n,th.n{text-align:right}tr.fail td{background:#fdecea}tr.ok td.ok{color:#1b7a1b}
-tr.changed td{background:#eaf4ea}.arrow{color:#888}pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;word-break:break-all}
-.fig{margin:12px 0}
-)";
 
 std::string num(const char *f, double v) {
   char buf[64];
@@ -286,11 +274,8 @@ void tshape::report::writeHtml(llvm::raw_ostream &os, const AdviseReport &r) {
   const advise::Totals &t = r.analysis.totals;
   const std::string title =
       "tshape advise: " + r.model + " on " + r.options.target.name;
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
-        "charset=\"utf-8\">\n<title>"
-     << escape(title) << "</title>\n<style>" << kStyle
-     << "</style>\n</head>\n<body>\n<h1>" << escape(title) << "</h1>\n"
-     << "<p class=\"sub\">Model type <code>" << escape(r.modelType)
+  svg::openPage(os, title);
+  os << "<p class=\"sub\">Model type <code>" << escape(r.modelType)
      << "</code>; " << model::phaseName(r.options.run.phase) << ", b = "
      << r.config.microbatch << ", s = " << r.config.seq << ", tp = "
      << r.config.parallel.tp << ", " << model::dtypeName(r.config.dtype)

@@ -2,6 +2,7 @@
 
 #include "tshape/Report/ServingReport.h"
 
+#include "tshape/Report/Svg.h"
 #include "tshape/Support/DType.h"
 
 #include "llvm/Support/Format.h"
@@ -264,4 +265,108 @@ void tshape::report::writeServingSearchText(const ServingSearchReport &r,
   for (const auto &[kind, n] : res.rejections)
     os << "rejected: " << n << (n == 1 ? " layout: " : " layouts: ") << kind
        << " (e.g. " << res.rejectionExamples.at(kind) << ")\n";
+}
+
+namespace {
+void candidateTable(llvm::raw_ostream &os,
+                    const std::vector<advise::ServingCandidate> &cands) {
+  using report::svg::escape;
+  os << "<table>\n<tr><th>configuration</th><th class=\"n\">tokens/s per "
+        "GPU</th><th class=\"n\">tokens/s per user</th><th class=\"n\">"
+        "TTFT ms</th><th class=\"n\">TPOT ms</th><th class=\"n\">p90 ITL "
+        "ms</th><th>targets</th></tr>\n";
+  for (const advise::ServingCandidate &c : cands) {
+    const cost::ServingEstimate &e = c.estimate;
+    os << "<tr" << (c.meets ? "" : " class=\"fail\"") << "><td>"
+       << escape(advise::describe(c)) << "</td>"
+       << llvm::format("<td class=\"n\">%.0f</td><td class=\"n\">%.1f</td>"
+                       "<td class=\"n\">%.1f</td><td class=\"n\">%.2f</td>"
+                       "<td class=\"n\">%.2f</td>",
+                       e.outputTokensPerSecondPerGpu,
+                       e.outputTokensPerSecondPerUser, e.ttftMs, e.tpotMs,
+                       e.itlP90Ms)
+       << "<td>" << (c.meets ? "met" : escape(c.miss)) << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+} // namespace
+
+void tshape::report::writeServingSearchHtml(const ServingSearchReport &r,
+                                            llvm::raw_ostream &os) {
+  using svg::escape;
+  const advise::ServingSearchResult &res = r.result;
+  svg::openPage(os, "tshape serve --search: " + r.model + " on " + r.target);
+  os << "<p class=\"sub\">" << escape(cost::engineName(r.base.engine))
+     << ", isl " << r.workload.isl << ", osl " << r.workload.osl
+     << ", up to " << r.space.gpus << " GPUs a replica; targets: ";
+  if (r.targets.ttftMs <= 0 && r.targets.tpotMs <= 0)
+    os << "none";
+  if (r.targets.ttftMs > 0)
+    os << llvm::format("TTFT &lt;= %g ms ", r.targets.ttftMs);
+  if (r.targets.tpotMs > 0)
+    os << llvm::format("TPOT &lt;= %g ms", r.targets.tpotMs);
+  os << llvm::format(".</p>\n<div class=\"cards\"><div class=\"card\">"
+                     "layouts<b>%lld</b>%lld priced</div><div class=\"card\">"
+                     "configurations<b>%lld</b>%lld meet the targets</div>",
+                     (long long)res.layouts, (long long)res.layoutsPriced,
+                     (long long)res.evaluated, (long long)res.meeting);
+  if (!res.best.empty())
+    os << llvm::format("<div class=\"card\">best<b>%.0f tokens/s per GPU"
+                       "</b>",
+                       res.best.front().estimate.outputTokensPerSecondPerGpu)
+       << escape(advise::describe(res.best.front())) << "</div>";
+  os << "</div>\n";
+
+  // The plot: the front joined by a line, every configuration and those
+  // that meet the targets as dots; the TPOT target as the per-user line.
+  std::vector<svg::Series> series(3);
+  series[0] = {"configurations", "#bbbbbb", {}, false, 2.5};
+  series[1] = {"meet the targets", svg::kColors[2], {}, false, 3};
+  series[2] = {"Pareto front", svg::kColors[0], {}, true, 3.5};
+  for (const advise::ServingCandidate &c : res.all) {
+    const auto pt = std::make_pair(c.estimate.outputTokensPerSecondPerUser,
+                                   c.estimate.outputTokensPerSecondPerGpu);
+    series[c.meets ? 1 : 0].points.push_back(pt);
+  }
+  for (const advise::ServingCandidate &c : res.pareto)
+    series[2].points.push_back({c.estimate.outputTokensPerSecondPerUser,
+                                c.estimate.outputTokensPerSecondPerGpu});
+  std::vector<svg::Marker> markers;
+  if (r.targets.tpotMs > 0)
+    markers.push_back({1e3 / r.targets.tpotMs,
+                       [&] {
+                       std::string t;
+                       llvm::raw_string_ostream(t)
+                           << llvm::format("TPOT %g ms", r.targets.tpotMs);
+                       return t;
+                     }(),
+                       svg::kColors[1]});
+  os << "<h2 id=\"pareto\">Pareto front</h2>\n<div class=\"fig\">";
+  svg::scatterChart(os, "Output tokens/s per GPU against tokens/s per user",
+                    "tokens/s per user", "tokens/s per GPU", series,
+                    markers);
+  os << "</div>\n";
+  candidateTable(os, res.pareto);
+  os << "<h2 id=\"best\">Best per layout</h2>\n";
+  if (!res.best.empty())
+    candidateTable(os, res.best);
+  else if (res.closest) {
+    os << "<p>No configuration meets the targets; the closest: "
+       << escape(advise::describe(*res.closest)) << " ("
+       << escape(res.closest->miss) << ").</p>\n<ul>\n";
+    for (const std::string &b : res.boundNotes)
+      os << "<li>" << escape(b) << "</li>\n";
+    os << "</ul>\n";
+  }
+  if (!res.rejections.empty()) {
+    os << "<h2 id=\"rejected\">Rejected layouts</h2>\n<table>\n<tr><th>"
+          "reason</th><th class=\"n\">layouts</th><th>first message</th>"
+          "</tr>\n";
+    for (const auto &[kind, n] : res.rejections)
+      os << "<tr><td>" << escape(kind) << "</td><td class=\"n\">" << n
+         << "</td><td>" << escape(res.rejectionExamples.at(kind))
+         << "</td></tr>\n";
+    os << "</table>\n";
+  }
+  os << "</body>\n</html>\n";
 }

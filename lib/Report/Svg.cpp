@@ -72,6 +72,62 @@ void svg::barChart(llvm::raw_ostream &os, llvm::StringRef title,
   os << "</svg>\n";
 }
 
+namespace {
+/// A chart's plot area: left, top, width, height, the SVG's height, and
+/// the data's x range and largest y (y from 0).
+struct Frame {
+  double L, T, pw, ph, H, x0, x1, y1;
+  double X(double x) const { return L + (x - x0) / (x1 - x0) * pw; }
+  double Y(double y) const { return T + (1 - y / y1) * ph; }
+};
+
+/// The grid (five ticks on each axis), the frame and the axes' names.
+void drawAxes(llvm::raw_ostream &os, const Frame &f, llvm::StringRef xName,
+              llvm::StringRef yName) {
+  for (int i = 0; i <= 4; ++i) {
+    const double y = f.y1 * i / 4;
+    os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                       "stroke=\"#dddddd\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
+                       "text-anchor=\"end\">%.0f</text>\n",
+                       f.L, f.Y(y), f.L + f.pw, f.Y(y), f.L - 6, f.Y(y) + 4, y);
+    const double x = f.x0 + (f.x1 - f.x0) * i / 4;
+    os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+                       "%.0f</text>\n",
+                       f.X(x), f.T + f.ph + 16, x);
+  }
+  os << llvm::format("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+                     "height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n",
+                     f.L, f.T, f.pw, f.ph)
+     << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                     f.L + f.pw / 2, f.H - 8)
+     << svg::escape(xName) << "</text>\n"
+     << llvm::format("<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
+                     "transform=\"rotate(-90 14 %.1f)\">",
+                     f.T + f.ph / 2, f.T + f.ph / 2)
+     << svg::escape(yName) << "</text>\n";
+}
+
+/// Each marker: a dashed vertical line, and its label in the legend row
+/// from `lx` (between the title and the plot, never over the data).
+void drawMarkers(llvm::raw_ostream &os, const Frame &f,
+                 const std::vector<svg::Marker> &markers, double lx) {
+  for (const svg::Marker &m : markers) {
+    os << llvm::format("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" "
+                       "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\" "
+                       "stroke-dasharray=\"5,3\"/>\n",
+                       f.X(m.x), f.T, f.X(m.x), f.T + f.ph, m.color)
+       << llvm::format("<line x1=\"%.1f\" y1=\"38\" x2=\"%.1f\" y2=\"38\" "
+                       "stroke=\"%s\" stroke-width=\"2\" "
+                       "stroke-dasharray=\"5,3\"/>\n",
+                       lx, lx + 18, m.color)
+       << llvm::format("<text x=\"%.1f\" y=\"42\" fill=\"%s\">", lx + 22,
+                       m.color)
+       << svg::escape(m.label) << "</text>\n";
+    lx += 40 + 7.0 * double(m.label.size());
+  }
+}
+} // namespace
+
 void svg::lineChart(llvm::raw_ostream &os, llvm::StringRef title,
                     llvm::StringRef xName, llvm::StringRef yName,
                     const std::vector<std::pair<double, double>> &points,
@@ -90,56 +146,84 @@ void svg::lineChart(llvm::raw_ostream &os, llvm::StringRef title,
   for (auto [x, y] : points)
     y1 = std::max(y1, y);
   y1 = y1 > 0 ? y1 * 1.1 : 1;
-  auto X = [&](double x) { return L + (x - x0) / (x1 - x0) * pw; };
-  auto Y = [&](double y) { return T + (1 - y / y1) * ph; };
+  const Frame f{L, T, pw, ph, H, x0, x1, y1};
   open(os, W, H, title);
   os << llvm::format("<text x=\"%.0f\" y=\"22\" font-size=\"14\">", L)
      << escape(title) << "</text>\n";
-  // Grid: five y ticks, five x ticks.
-  for (int i = 0; i <= 4; ++i) {
-    const double y = y1 * i / 4;
-    os << llvm::format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                       "stroke=\"#dddddd\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
-                       "text-anchor=\"end\">%.0f</text>\n",
-                       L, Y(y), L + pw, Y(y), L - 6, Y(y) + 4, y);
-    const double x = x0 + (x1 - x0) * i / 4;
-    os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-                       "%.0f</text>\n",
-                       X(x), T + ph + 16, x);
-  }
-  os << llvm::format("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
-                     "height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n",
-                     L, T, pw, ph)
-     << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-                     L + pw / 2, H - 8)
-     << escape(xName) << "</text>\n"
-     << llvm::format("<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
-                     "transform=\"rotate(-90 14 %.1f)\">",
-                     T + ph / 2, T + ph / 2)
-     << escape(yName) << "</text>\n";
+  drawAxes(os, f, xName, yName);
   std::string line;
   for (auto [x, y] : points)
-    line += std::to_string(X(x)).substr(0, 7) + "," +
-            std::to_string(Y(y)).substr(0, 7) + " ";
+    line += std::to_string(f.X(x)).substr(0, 7) + "," +
+            std::to_string(f.Y(y)).substr(0, 7) + " ";
   os << "<polyline fill=\"none\" stroke=\"" << kColors[0]
      << "\" stroke-width=\"1.5\" points=\"" << line << "\"/>\n";
-  // Each marker: a dashed vertical line, and its label in a legend row
-  // between the title and the plot (never over the curve).
-  double lx = L;
-  for (size_t i = 0; i < markers.size(); ++i) {
-    const Marker &m = markers[i];
-    os << llvm::format("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" "
-                       "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\" "
-                       "stroke-dasharray=\"5,3\"/>\n",
-                       X(m.x), T, X(m.x), T + ph, m.color)
-       << llvm::format("<line x1=\"%.1f\" y1=\"38\" x2=\"%.1f\" y2=\"38\" "
-                       "stroke=\"%s\" stroke-width=\"2\" "
-                       "stroke-dasharray=\"5,3\"/>\n",
-                       lx, lx + 18, m.color)
-       << llvm::format("<text x=\"%.1f\" y=\"42\" fill=\"%s\">", lx + 22,
-                       m.color)
-       << escape(m.label) << "</text>\n";
-    lx += 40 + 7.0 * double(m.label.size());
-  }
+  drawMarkers(os, f, markers, L);
   os << "</svg>\n";
+}
+
+void svg::scatterChart(llvm::raw_ostream &os, llvm::StringRef title,
+                       llvm::StringRef xName, llvm::StringRef yName,
+                       const std::vector<Series> &series,
+                       const std::vector<Marker> &markers) {
+  constexpr double W = 720, H = 400, L = 70, R = 20, T = 60, B = 46;
+  const double pw = W - L - R, ph = H - T - B;
+  double x1 = 0, y1 = 0;
+  for (const Series &s : series)
+    for (auto [x, y] : s.points) {
+      x1 = std::max(x1, x);
+      y1 = std::max(y1, y);
+    }
+  for (const Marker &m : markers)
+    x1 = std::max(x1, m.x);
+  x1 = x1 > 0 ? x1 * 1.05 : 1;
+  y1 = y1 > 0 ? y1 * 1.1 : 1;
+  const Frame f{L, T, pw, ph, H, 0, x1, y1};
+  open(os, W, H, title);
+  os << llvm::format("<text x=\"%.0f\" y=\"22\" font-size=\"14\">", L)
+     << escape(title) << "</text>\n";
+  drawAxes(os, f, xName, yName);
+  double lx = L;
+  for (const Series &s : series) {
+    if (s.line && s.points.size() > 1) {
+      std::string pts;
+      for (auto [x, y] : s.points)
+        pts += std::to_string(f.X(x)).substr(0, 7) + "," +
+               std::to_string(f.Y(y)).substr(0, 7) + " ";
+      os << "<polyline fill=\"none\" stroke=\"" << s.color
+         << "\" stroke-width=\"1.5\" points=\"" << pts << "\"/>\n";
+    }
+    for (auto [x, y] : s.points)
+      os << llvm::format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" "
+                         "fill=\"%s\"/>\n",
+                         f.X(x), f.Y(y), s.radius, s.color);
+    os << llvm::format("<circle cx=\"%.1f\" cy=\"38\" r=\"4\" "
+                       "fill=\"%s\"/>\n<text x=\"%.1f\" y=\"42\">",
+                       lx + 6, s.color, lx + 14)
+       << escape(s.name) << "</text>\n";
+    lx += 30 + 7.0 * double(s.name.size());
+  }
+  drawMarkers(os, f, markers, lx);
+  os << "</svg>\n";
+}
+
+namespace {
+constexpr const char kPageStyle[] = R"(
+body{font-family:sans-serif;margin:24px auto;padding:0 16px;max-width:1100px;color:#222;line-height:1.4}
+h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}
+.sub{color:#555}.cards{display:flex;gap:12px;flex-wrap:wrap;margin:16px 0}
+.card{border:1px solid #ccc;border-radius:6px;padding:10px 14px;min-width:180px}
+.card b{display:block;font-size:20px}
+table{border-collapse:collapse;font-size:13px;margin:8px 0}
+th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+td.n,th.n{text-align:right}tr.fail td{background:#fdecea}tr.ok td.ok{color:#1b7a1b}
+tr.changed td{background:#eaf4ea}.arrow{color:#888}pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;word-break:break-all}
+.fig{margin:12px 0}
+)";
+} // namespace
+
+void svg::openPage(llvm::raw_ostream &os, llvm::StringRef title) {
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+        "charset=\"utf-8\">\n<title>"
+     << escape(title) << "</title>\n<style>" << kPageStyle
+     << "</style>\n</head>\n<body>\n<h1>" << escape(title) << "</h1>\n";
 }

@@ -149,6 +149,11 @@ cl::opt<std::string> precisions(
 cl::opt<unsigned> top("top",
                       cl::desc("--search: configurations listed (default 10)"),
                       cl::init(10), cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> htmlPath(
+    "html",
+    cl::desc("--search: write the search as an HTML page with the Pareto "
+             "plot (FILE.html)"),
+    cl::sub(cmd), cl::cat(cat));
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("write the report: FILE.json, FILE.md or - (Markdown on "
@@ -161,6 +166,9 @@ int runSearch(const model::ModelConfig &model,
               const cost::ServingWorkload &workload,
               const cost::ServingConfig &config,
               const target::GpuTarget &target, const cost::Cluster &cluster) {
+  if (!htmlPath.empty() && !llvm::StringRef(htmlPath).ends_with(".html"))
+    return fail("--html writes an HTML page: name it FILE.html (got '" +
+                htmlPath + "')");
   if (trtllmBench)
     return fail("--trtllm-bench sizes one configuration; the search uses "
                 "the engine's defaults or --max-num-tokens and --max-batch");
@@ -204,6 +212,11 @@ int runSearch(const model::ModelConfig &model,
   report::writeServingSearchText(rep, llvm::outs());
   if (!reportPath.empty())
     if (llvm::Error err = report::writeReport(reportPath, rep))
+      return fail(llvm::toString(std::move(err)));
+  if (!htmlPath.empty())
+    if (llvm::Error err = report::writeFile(htmlPath, [&](llvm::raw_ostream &os) {
+          report::writeServingSearchHtml(rep, os);
+        }))
       return fail(llvm::toString(std::move(err)));
   if (rep.result.evaluated == 0)
     return fail("no layout on up to " + std::to_string(space.gpus) + " x " +
@@ -288,6 +301,8 @@ int tshape::driver::runServe() {
   }
   if (search)
     return runSearch(*model, workload, config, *target, *cluster);
+  if (!htmlPath.empty())
+    return fail("--html draws the search's Pareto plot: add --search");
   if (trtllmBench) {
     if (config.engine != cost::Engine::Trtllm)
       return fail("--trtllm-bench sizes TensorRT-LLM's limits: it needs "

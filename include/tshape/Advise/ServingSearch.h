@@ -69,6 +69,8 @@ struct ServingSearchResult {
   /// The best configuration of each layout that meets the targets, by
   /// output tokens/s per GPU (at most `top`).
   std::vector<ServingCandidate> best;
+  /// Every configuration priced, in the order of the search.
+  std::vector<ServingCandidate> all;
   /// Every configuration priced that no other beats in both tokens/s per
   /// GPU and tokens/s per user, by tokens/s per user.
   std::vector<ServingCandidate> pareto;

@@ -57,6 +57,12 @@ void writeJson(llvm::raw_ostream &os, const ServingSearchReport &r);
 void writeMarkdown(llvm::raw_ostream &os, const ServingSearchReport &r);
 void writeServingSearchText(const ServingSearchReport &r,
                             llvm::raw_ostream &os);
+/// The search as one self-contained HTML page: the counts and targets,
+/// the Pareto plot (tokens/s per GPU against tokens/s per user: every
+/// configuration, those meeting the targets, the front), the best
+/// configurations, the front and the rejections.
+void writeServingSearchHtml(const ServingSearchReport &r,
+                            llvm::raw_ostream &os);
 
 } // namespace tshape::report
 

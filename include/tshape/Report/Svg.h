@@ -23,6 +23,11 @@ namespace tshape::report::svg {
 /// quoted attributes.
 std::string escape(llvm::StringRef s);
 
+/// The start of a self-contained HTML page (the reports' one style): the
+/// doctype, the head with `title` and the style, the body's <h1>. Close
+/// it with `</body></html>`.
+void openPage(llvm::raw_ostream &os, llvm::StringRef title);
+
 /// Series colours, in order.
 inline constexpr const char *kColors[] = {"#1f77b4", "#d62728", "#2ca02c",
                                           "#9467bd", "#ff7f0e", "#8c564b",
@@ -56,6 +61,24 @@ void lineChart(llvm::raw_ostream &os, llvm::StringRef title,
                llvm::StringRef xName, llvm::StringRef yName,
                const std::vector<std::pair<double, double>> &points,
                const std::vector<Marker> &markers);
+
+/// A series of a scatter chart: its points, drawn as dots, joined by a
+/// line when `line`.
+struct Series {
+  std::string name;
+  const char *color = kColors[0];
+  std::vector<std::pair<double, double>> points;
+  bool line = false;
+  double radius = 3;
+};
+
+/// A scatter chart of `series` (later ones drawn on top), both axes from
+/// 0, the series' names in a legend row between the title and the plot,
+/// and the markers as dashed vertical lines (their labels in the legend).
+void scatterChart(llvm::raw_ostream &os, llvm::StringRef title,
+                  llvm::StringRef xName, llvm::StringRef yName,
+                  const std::vector<Series> &series,
+                  const std::vector<Marker> &markers);
 
 } // namespace tshape::report::svg
 
