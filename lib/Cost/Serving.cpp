@@ -335,8 +335,13 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   }
   ServingEstimate est;
   est.rules = engineRules(cfg.engine, t, cfg.plan.attentionTp * cfg.plan.pp);
-  est.tokenBudget = cfg.tokenBudget > 0 ? cfg.tokenBudget
-                                        : est.rules.tokenBudget;
+  // SGLang divides its chunked_prefill_size among the dp attention ranks
+  // (arg_groups/parallel_hook.py): a rank's budget is the share.
+  est.tokenBudget =
+      cfg.tokenBudget > 0 ? cfg.tokenBudget
+      : cfg.engine == Engine::Sglang
+          ? std::max<int64_t>(1, est.rules.tokenBudget / cfg.plan.attentionDp)
+          : est.rules.tokenBudget;
   est.maxSequences = cfg.maxSequences > 0 ? cfg.maxSequences
                                           : est.rules.maxSequences;
   est.kvFraction = cfg.kvFraction > 0 ? cfg.kvFraction

@@ -5,6 +5,8 @@
 #include "tshape/Report/Svg.h"
 #include "tshape/Support/DType.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -18,6 +20,37 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
 double round3(double v) { return std::round(v * 1e3) / 1e3; }
+
+json::Value launchJson(const std::optional<ServingLaunch> &l,
+                       const std::string &error) {
+  if (!l)
+    return json::Object{{"error", error}};
+  json::Array notes;
+  for (const std::string &n : l->notes)
+    notes.push_back(n);
+  return json::Object{{"command", l->command},
+                      {"arguments", l->arguments},
+                      {"options_yaml", l->optionsYaml},
+                      {"notes", std::move(notes)}};
+}
+
+void launchText(llvm::raw_ostream &os, const std::optional<ServingLaunch> &l,
+                const std::string &error, llvm::StringRef engine) {
+  if (!l) {
+    if (!error.empty())
+      os << "launch: none: " << error << "\n";
+    return;
+  }
+  os << "launch (" << engine << "):\n  " << l->command << "\n";
+  for (const std::string &n : l->notes)
+    os << "  # note: " << n << "\n";
+  if (!l->optionsYaml.empty()) {
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(l->optionsYaml).split(lines, '\n', -1, false);
+    for (llvm::StringRef line : lines)
+      os << "  | " << line << "\n";
+  }
+}
 
 /// The figures of one estimate, shared by the serving report and each
 /// configuration of the search's.
@@ -85,6 +118,7 @@ json::Value tshape::report::servingJson(const ServingReport &r) {
                     {"per_request", round6(m.perSequence / kGiB)}}},
       {"cache_requests", m.cacheRequests},
       {"notes", std::move(notes)},
+      {"launch", launchJson(r.launch, r.launchError)},
   };
   addFigures(o, e);
   return json::Value(std::move(o));
@@ -119,6 +153,7 @@ void tshape::report::writeServingText(const ServingReport &r,
                      (long long)(r.workload.isl + r.workload.osl));
   for (const std::string &n : e.notes)
     os << "note: " << n << "\n";
+  launchText(os, r.launch, r.launchError, e.rules.name);
 }
 
 void tshape::report::writeJson(llvm::raw_ostream &os, const ServingReport &r) {
@@ -211,6 +246,8 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
       {"closest", res.closest ? candidateJson(*res.closest)
                               : json::Value(nullptr)},
       {"bounds", std::move(bounds)},
+      {"launch", res.best.empty() ? json::Value(nullptr)
+                                  : launchJson(r.launch, r.launchError)},
   };
   os << llvm::formatv("{0:2}", json::Value(std::move(o))) << "\n";
 }
@@ -265,6 +302,10 @@ void tshape::report::writeServingSearchText(const ServingSearchReport &r,
   for (const auto &[kind, n] : res.rejections)
     os << "rejected: " << n << (n == 1 ? " layout: " : " layouts: ") << kind
        << " (e.g. " << res.rejectionExamples.at(kind) << ")\n";
+  if (!res.best.empty()) {
+    os << "the best configuration, ";
+    launchText(os, r.launch, r.launchError, cost::engineName(r.base.engine));
+  }
 }
 
 namespace {

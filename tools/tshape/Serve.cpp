@@ -13,6 +13,7 @@
 #include "tshape/Cost/Cluster.h"
 #include "tshape/Cost/Serving.h"
 #include "tshape/Interop/HFConfig.h"
+#include "tshape/Interop/ServingLaunch.h"
 #include "tshape/Report/ServingReport.h"
 #include "tshape/Report/Writers.h"
 #include "tshape/Support/DType.h"
@@ -20,6 +21,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -154,6 +156,12 @@ cl::opt<std::string> htmlPath(
     cl::desc("--search: write the search as an HTML page with the Pareto "
              "plot (FILE.html)"),
     cl::sub(cmd), cl::cat(cat));
+cl::opt<std::string> modelId(
+    "model-id",
+    cl::desc("the checkpoint the launch command serves (a Hugging Face id or "
+             "a local directory; default: the config's _name_or_path, else "
+             "<model>)"),
+    cl::sub(cmd), cl::cat(cat));
 cl::opt<std::string> reportPath(
     "report",
     cl::desc("write the report: FILE.json, FILE.md or - (Markdown on "
@@ -162,7 +170,33 @@ cl::opt<std::string> reportPath(
 } // namespace
 
 namespace {
-int runSearch(const model::ModelConfig &model,
+/// The checkpoint a launch serves: --model-id, the config's
+/// _name_or_path, or a placeholder the notes name.
+std::string checkpointOf(llvm::StringRef configText) {
+  if (!modelId.empty())
+    return modelId;
+  if (llvm::Expected<llvm::json::Value> v = llvm::json::parse(configText)) {
+    if (const llvm::json::Object *o = v->getAsObject())
+      if (std::optional<llvm::StringRef> n = o->getString("_name_or_path");
+          n && !n->empty())
+        return n->str();
+  } else {
+    llvm::consumeError(v.takeError());
+  }
+  return "<model>";
+}
+
+/// The launch of `est`'s configuration into `launch` or `error`.
+void launchOf(const cost::ServingConfig &cfg, const cost::ServingEstimate &est,
+              const std::string &checkpoint, int64_t context,
+              std::optional<ServingLaunch> &launch, std::string &error) {
+  launch = servingLaunch(cfg, est, checkpoint, context, error);
+  if (launch && checkpoint == "<model>")
+    launch->notes.push_back("replace <model> with the checkpoint's Hugging "
+                            "Face id or directory (--model-id)");
+}
+
+int runSearch(const model::ModelConfig &model, const std::string &checkpoint,
               const cost::ServingWorkload &workload,
               const cost::ServingConfig &config,
               const target::GpuTarget &target, const cost::Cluster &cluster) {
@@ -209,6 +243,11 @@ int runSearch(const model::ModelConfig &model,
   rep.seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();
+  if (!rep.result.best.empty()) {
+    const advise::ServingCandidate &b = rep.result.best.front();
+    launchOf(b.config, b.estimate, checkpoint,
+             workload.isl + workload.osl, rep.launch, rep.launchError);
+  }
   report::writeServingSearchText(rep, llvm::outs());
   if (!reportPath.empty())
     if (llvm::Error err = report::writeReport(reportPath, rep))
@@ -299,8 +338,9 @@ int tshape::driver::runServe() {
     llvm::errs() << ": error: " << diag.message << "\n";
     return 1;
   }
+  const std::string checkpoint = checkpointOf((*buf)->getBuffer());
   if (search)
-    return runSearch(*model, workload, config, *target, *cluster);
+    return runSearch(*model, checkpoint, workload, config, *target, *cluster);
   if (!htmlPath.empty())
     return fail("--html draws the search's Pareto plot: add --search");
   if (trtllmBench) {
@@ -332,6 +372,7 @@ int tshape::driver::runServe() {
   rep.workload = workload;
   rep.config = config;
   rep.estimate = *est;
+  launchOf(config, *est, checkpoint, isl + osl, rep.launch, rep.launchError);
   report::writeServingText(rep, llvm::outs());
   if (!reportPath.empty())
     if (llvm::Error err = report::writeReport(reportPath, rep))

@@ -14,6 +14,7 @@
 
 #include "tshape/Advise/ServingSearch.h"
 #include "tshape/Cost/Serving.h"
+#include "tshape/Interop/ServingLaunch.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -29,6 +30,9 @@ struct ServingReport {
   cost::ServingWorkload workload;
   cost::ServingConfig config;
   cost::ServingEstimate estimate;
+  /// The engine's launch command, or why the engine cannot say the plan.
+  std::optional<ServingLaunch> launch;
+  std::string launchError;
 };
 
 /// `tshape serve --search`: the space, the targets and the result.
@@ -40,6 +44,9 @@ struct ServingSearchReport {
   advise::ServingTargets targets;
   advise::ServingSearchResult result;
   double seconds = 0; ///< the search's wall time
+  /// The launch of the best configuration (or why not).
+  std::optional<ServingLaunch> launch;
+  std::string launchError;
 };
 
 /// The report as JSON ("schema": "tshape-serve/1").
