@@ -247,3 +247,62 @@ TEST(Serving, SearchSpace) {
             std::string::npos)
       << r.boundNotes[0];
 }
+
+// MoE memory per GPU under the serving layouts, counted by hand (the
+// issue's goal: within 2%; here exact). Mixtral in bf16: attention 32 x
+// (2 x 4096^2 + 2 x 4096 x 1024) = 1342.18 M, experts 32 x 8 x 3 x 4096 x
+// 14336 = 45097.16 M, router 32 x 8 x 4096 = 1.05 M, norms 32 x 2 x 4096 +
+// 4096 = 0.27 M, embedding and head 32000 x 4096 = 131.07 M each.
+// Attention tp 2, ep 2 (etp 1): half the attention, 4 whole experts, half
+// the embedding and head, the router and norms whole: 23352.05 M x 2 bytes
+// = 46.704107520e9. Attention dp 2, ep 2: the attention, embedding and head
+// whole: 48.308428800e9 (the engines do not split an expert again by tp).
+TEST(Serving, MoeWeightsByHand) {
+  ServingWorkload w;
+  w.isl = 128;
+  w.osl = 128;
+  std::string err;
+  ServingConfig tep;
+  tep.plan.attentionTp = 2;
+  tep.plan.expertEp = 2;
+  auto a = estimateServing(mixtral(), w, tep, h100(), nullptr, err);
+  ASSERT_TRUE(a) << err;
+  EXPECT_DOUBLE_EQ(a->memory.weights, 46704107520.0);
+  ServingConfig dep;
+  dep.plan.attentionDp = 2;
+  dep.plan.expertEp = 2;
+  auto b = estimateServing(mixtral(), w, dep, h100(), nullptr, err);
+  ASSERT_TRUE(b) << err;
+  EXPECT_DOUBLE_EQ(b->memory.weights, 48308428800.0);
+}
+
+// A rate: Mixtral at attention tp 2 (bf16), 512 + 128 tokens. The most
+// in flight gives R requests/s a replica; 2.5 R needs 3 replicas, each
+// serving 2.5 R / 3 at the fewest requests in flight that reach it (one
+// fewer falls short).
+TEST(Serving, AtRate) {
+  ServingWorkload w;
+  w.isl = 512;
+  w.osl = 128;
+  ServingConfig cfg;
+  cfg.plan.attentionTp = 2;
+  std::string err;
+  auto most = estimateServing(mixtral(), w, cfg, h100(), nullptr, err);
+  ASSERT_TRUE(most) << err;
+  const double R = most->requestsPerSecond;
+  auto r = estimateAtRate(mixtral(), w, cfg, h100(), nullptr, 2.5 * R, err);
+  ASSERT_TRUE(r) << err;
+  EXPECT_EQ(r->replicas, 3);
+  EXPECT_EQ(r->gpus, 6);
+  const double share = 2.5 * R / 3;
+  EXPECT_GE(r->perReplica.requestsPerSecond, share);
+  ServingWorkload fewer = w;
+  fewer.concurrency = r->perReplica.concurrency - 1;
+  auto f = estimateServing(mixtral(), fewer, cfg, h100(), nullptr, err);
+  ASSERT_TRUE(f) << err;
+  EXPECT_LT(f->requestsPerSecond, share);
+  EXPECT_FALSE(estimateAtRate(mixtral(), w, cfg, h100(), nullptr, 0, err));
+  // Cost: $2 per GPU-hour at 1000 tokens/s per GPU = 2 / 3.6e6 x 1e6 =
+  // $0.5556 per million tokens.
+  EXPECT_NEAR(costPerMillionTokens(2, 1000), 0.555556, 1e-6);
+}

@@ -11,6 +11,7 @@
 #include "tshape/Support/DType.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 using namespace tshape;
@@ -101,6 +102,14 @@ ServingSearchResult tshape::advise::searchServing(
   std::vector<int64_t> conc = powersOfTwo(kServingMaxConcurrencyStep);
   conc.push_back(0);
 
+  // With a rate the fewest GPUs first, then (and without one) the most
+  // tokens/s per GPU.
+  auto better = [&](const ServingCandidate &a, const ServingCandidate &b) {
+    if (targets.rate > 0 && a.totalGpus != b.totalGpus)
+      return a.totalGpus < b.totalGpus;
+    return a.estimate.outputTokensPerSecondPerGpu >
+           b.estimate.outputTokensPerSecondPerGpu;
+  };
   ServingConfig cfg = base;
   cost::ServingWorkload w = workload;
   int64_t admitted = 0; // the current layout's most requests in flight
@@ -160,15 +169,21 @@ ServingSearchResult tshape::advise::searchServing(
       if (!e)
         return false;
       ++out.evaluated;
-      ServingCandidate cand{cfg, *e, true, 0, ""};
+      ServingCandidate cand{cfg, *e, true, 0, "", 1, e->gpus, 0};
+      if (targets.rate > 0 && e->requestsPerSecond > 0) {
+        cand.replicas = std::max<int64_t>(
+            1, int64_t(std::ceil(targets.rate / e->requestsPerSecond - 1e-9)));
+        cand.totalGpus = cand.replicas * e->gpus;
+      }
+      cand.costPerMillion = cost::costPerMillionTokens(
+          targets.gpuHourPrice, e->outputTokensPerSecondPerGpu);
       judge(cand, targets);
       if (cand.meets) {
         ++out.meeting;
         std::string key = describe(cand);
         key = key.substr(0, key.rfind(", "));
         auto [it, fresh] = bestOfLayout.emplace(key, cand);
-        if (!fresh && cand.estimate.outputTokensPerSecondPerGpu >
-                          it->second.estimate.outputTokensPerSecondPerGpu)
+        if (!fresh && better(cand, it->second))
           it->second = cand;
       }
       all.push_back(std::move(cand));
@@ -180,11 +195,7 @@ ServingSearchResult tshape::advise::searchServing(
 
   for (auto &[key, cand] : bestOfLayout)
     out.best.push_back(cand);
-  std::stable_sort(out.best.begin(), out.best.end(),
-                   [](const ServingCandidate &a, const ServingCandidate &b) {
-                     return a.estimate.outputTokensPerSecondPerGpu >
-                            b.estimate.outputTokensPerSecondPerGpu;
-                   });
+  std::stable_sort(out.best.begin(), out.best.end(), better);
   if (out.best.size() > top)
     out.best.resize(top);
 

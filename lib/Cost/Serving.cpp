@@ -464,3 +464,62 @@ tshape::cost::estimateServing(const ModelConfig &c0,
                         "projections as the prompt's (unabsorbed)");
   return est;
 }
+
+std::optional<RateEstimate> tshape::cost::estimateAtRate(
+    const ModelConfig &c, const ServingWorkload &w0, const ServingConfig &cfg,
+    const target::GpuTarget &t, const Cluster *cluster, double rate,
+    std::string &error) {
+  if (!(rate > 0)) {
+    error = "a request rate must be positive (got " + std::to_string(rate) +
+            ")";
+    return std::nullopt;
+  }
+  ServingWorkload w = w0;
+  w.concurrency = 0;
+  std::optional<ServingEstimate> most =
+      estimateServing(c, w, cfg, t, cluster, error);
+  if (!most)
+    return std::nullopt;
+  RateEstimate r;
+  r.rate = rate;
+  r.replicas = most->requestsPerSecond > 0
+                   ? std::max<int64_t>(
+                         1, int64_t(std::ceil(rate / most->requestsPerSecond -
+                                              1e-9)))
+                   : 1;
+  r.gpus = r.replicas * most->gpus;
+  const double share = rate / double(r.replicas);
+  // The fewest in flight whose requests/s reach the share: throughput
+  // grows with the requests in flight, so bisect between 1 and the most.
+  int64_t lo = 1, hi = most->concurrency;
+  std::optional<ServingEstimate> best = most;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    w.concurrency = mid;
+    std::optional<ServingEstimate> e =
+        estimateServing(c, w, cfg, t, cluster, error);
+    if (!e)
+      return std::nullopt;
+    if (e->requestsPerSecond >= share) {
+      hi = mid;
+      best = e;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (best->concurrency != lo) {
+    w.concurrency = lo;
+    best = estimateServing(c, w, cfg, t, cluster, error);
+    if (!best)
+      return std::nullopt;
+  }
+  r.perReplica = *best;
+  return r;
+}
+
+double tshape::cost::costPerMillionTokens(double dollarsPerGpuHour,
+                                          double tokensPerSecondPerGpu) {
+  if (dollarsPerGpuHour <= 0 || tokensPerSecondPerGpu <= 0)
+    return 0;
+  return dollarsPerGpuHour / (tokensPerSecondPerGpu * 3600.0) * 1e6;
+}

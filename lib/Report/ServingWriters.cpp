@@ -119,7 +119,14 @@ json::Value tshape::report::servingJson(const ServingReport &r) {
       {"cache_requests", m.cacheRequests},
       {"notes", std::move(notes)},
       {"launch", launchJson(r.launch, r.launchError)},
+      {"cost_per_million_tokens",
+       round6(cost::costPerMillionTokens(r.gpuHourPrice,
+                                         e.outputTokensPerSecondPerGpu))},
   };
+  if (r.rate)
+    o["rate"] = json::Object{{"requests_per_s", r.rate->rate},
+                             {"replicas", r.rate->replicas},
+                             {"gpus", r.rate->gpus}};
   addFigures(o, e);
   return json::Value(std::move(o));
 }
@@ -131,6 +138,13 @@ void tshape::report::writeServingText(const ServingReport &r,
   os << "tshape serve: " << r.model << " on " << e.gpus << " x " << r.target
      << " (" << r.config.plan.str() << "), " << (e.rules.name)
      << ", isl " << r.workload.isl << ", osl " << r.workload.osl << "\n";
+  if (r.rate)
+    os << llvm::format("at %g requests/s: %lld replica%s (%lld GPUs), each "
+                       "serving %.2f requests/s\n",
+                       r.rate->rate, (long long)r.rate->replicas,
+                       r.rate->replicas == 1 ? "" : "s",
+                       (long long)r.rate->gpus,
+                       r.rate->rate / double(r.rate->replicas));
   os << llvm::format("%lld request%s in flight", (long long)e.concurrency,
                      e.concurrency == 1 ? "" : "s")
      << (e.memoryBound ? " (as many as the KV cache holds)" : "") << "\n";
@@ -151,6 +165,12 @@ void tshape::report::writeServingText(const ServingReport &r,
                      m.weights / kGiB, m.activations / kGiB, m.kvCache / kGiB,
                      m.capacity / kGiB, (long long)m.cacheRequests,
                      (long long)(r.workload.isl + r.workload.osl));
+  if (r.gpuHourPrice > 0)
+    os << llvm::format("cost: $%.3f per million output tokens at $%g per "
+                       "GPU-hour\n",
+                       cost::costPerMillionTokens(
+                           r.gpuHourPrice, e.outputTokensPerSecondPerGpu),
+                       r.gpuHourPrice);
   for (const std::string &n : e.notes)
     os << "note: " << n << "\n";
   launchText(os, r.launch, r.launchError, e.rules.name);
@@ -182,27 +202,40 @@ json::Value candidateJson(const advise::ServingCandidate &c) {
                         : json::Value(nullptr)},
       {"meets", c.meets},
       {"miss", c.miss},
+      {"replicas", c.replicas},
+      {"total_gpus", c.totalGpus},
+      {"cost_per_million_tokens", round6(c.costPerMillion)},
   };
   addFigures(o, e);
   return json::Value(std::move(o));
 }
 
-void candidateLine(llvm::raw_ostream &os, const advise::ServingCandidate &c) {
+void candidateLine(llvm::raw_ostream &os, const advise::ServingCandidate &c,
+                   const advise::ServingTargets &t) {
   const cost::ServingEstimate &e = c.estimate;
   os << llvm::format("  %-56s %9.0f %9.1f %9.1f %9.2f %9.2f",
                      advise::describe(c).c_str(),
                      e.outputTokensPerSecondPerGpu,
                      e.outputTokensPerSecondPerUser, e.ttftMs, e.tpotMs,
                      e.itlP90Ms);
+  if (t.rate > 0)
+    os << llvm::format(" %9lld", (long long)c.totalGpus);
+  if (t.gpuHourPrice > 0)
+    os << llvm::format(" %9.3f", c.costPerMillion);
   if (!c.meets)
     os << "  (" << c.miss << ")";
   os << "\n";
 }
 
-void candidateHeader(llvm::raw_ostream &os) {
-  os << llvm::format("  %-56s %9s %9s %9s %9s %9s\n", "configuration",
+void candidateHeader(llvm::raw_ostream &os, const advise::ServingTargets &t) {
+  os << llvm::format("  %-56s %9s %9s %9s %9s %9s", "configuration",
                      "tok/s/GPU", "tok/s/usr", "TTFT ms", "TPOT ms",
                      "p90 ITL");
+  if (t.rate > 0)
+    os << llvm::format(" %9s", "GPUs");
+  if (t.gpuHourPrice > 0)
+    os << llvm::format(" %9s", "$/Mtok");
+  os << "\n";
 }
 } // namespace
 
@@ -232,7 +265,9 @@ void tshape::report::writeJson(llvm::raw_ostream &os,
       {"workload", json::Object{{"isl", r.workload.isl},
                                 {"osl", r.workload.osl}}},
       {"targets", json::Object{{"ttft_ms", r.targets.ttftMs},
-                               {"tpot_ms", r.targets.tpotMs}}},
+                               {"tpot_ms", r.targets.tpotMs},
+                               {"rate", r.targets.rate},
+                               {"gpu_hour_price", r.targets.gpuHourPrice}}},
       {"gpus_per_replica", r.space.gpus},
       {"space", res.space},
       {"layouts", res.layouts},
@@ -274,6 +309,11 @@ void tshape::report::writeServingSearchText(const ServingSearchReport &r,
   if (r.targets.tpotMs > 0)
     os << (r.targets.ttftMs > 0 ? ", " : "")
        << llvm::format("TPOT <= %g ms", r.targets.tpotMs);
+  if (r.targets.rate > 0)
+    os << llvm::format("; %g requests/s (GPUs: the replicas it needs)",
+                       r.targets.rate);
+  if (r.targets.gpuHourPrice > 0)
+    os << llvm::format("; $%g per GPU-hour", r.targets.gpuHourPrice);
   os << "\n";
   os << llvm::format("searched %lld layouts (%lld priced), %lld "
                      "configurations with their requests in flight, %lld "
@@ -282,10 +322,12 @@ void tshape::report::writeServingSearchText(const ServingSearchReport &r,
                      (long long)res.evaluated, (long long)res.meeting,
                      (long long)res.space, r.seconds);
   if (!res.best.empty()) {
-    os << "best per layout that meets the targets, by tokens/s per GPU:\n";
-    candidateHeader(os);
+    os << "best per layout that meets the targets, by "
+       << (r.targets.rate > 0 ? "the GPUs the rate needs, then " : "")
+       << "tokens/s per GPU:\n";
+    candidateHeader(os, r.targets);
     for (const advise::ServingCandidate &c : res.best)
-      candidateLine(os, c);
+      candidateLine(os, c, r.targets);
   } else if (res.closest) {
     os << "no configuration meets the targets; the closest: "
        << advise::describe(*res.closest) << " (" << res.closest->miss
@@ -295,9 +337,9 @@ void tshape::report::writeServingSearchText(const ServingSearchReport &r,
   }
   if (!res.pareto.empty()) {
     os << "Pareto front (tokens/s per GPU against tokens/s per user):\n";
-    candidateHeader(os);
+    candidateHeader(os, r.targets);
     for (const advise::ServingCandidate &c : res.pareto)
-      candidateLine(os, c);
+      candidateLine(os, c, r.targets);
   }
   for (const auto &[kind, n] : res.rejections)
     os << "rejected: " << n << (n == 1 ? " layout: " : " layouts: ") << kind

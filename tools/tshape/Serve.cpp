@@ -156,6 +156,16 @@ cl::opt<std::string> htmlPath(
     cl::desc("--search: write the search as an HTML page with the Pareto "
              "plot (FILE.html)"),
     cl::sub(cmd), cl::cat(cat));
+cl::opt<double> rate(
+    "rate",
+    cl::desc("requests/s to serve: the replicas needed and, on each, the "
+             "fewest requests in flight that serve its share (with --search: "
+             "each configuration's GPUs, the fewest first)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<double> gpuHourPrice(
+    "gpu-hour-price",
+    cl::desc("dollars per GPU-hour: the cost per million output tokens"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
 cl::opt<std::string> modelId(
     "model-id",
     cl::desc("the checkpoint the launch command serves (a Hugging Face id or "
@@ -229,6 +239,8 @@ int runSearch(const model::ModelConfig &model, const std::string &checkpoint,
   advise::ServingTargets targets;
   targets.ttftMs = ttftMs;
   targets.tpotMs = tpotMs;
+  targets.rate = rate;
+  targets.gpuHourPrice = gpuHourPrice;
   report::ServingSearchReport rep;
   rep.model = input;
   rep.target = target.name;
@@ -290,6 +302,10 @@ int tshape::driver::runServe() {
       return fail("unknown --kv-cache-dtype '" + kvCacheOpt +
                   "' (expected bf16, fp16 or fp8)");
   }
+  if (rate < 0 || gpuHourPrice < 0)
+    return fail("--rate and --gpu-hour-price must be at least 0");
+  if (rate > 0 && concurrency > 0)
+    return fail("--rate sets the requests in flight: drop --concurrency");
   if (tp < 1 || dp < 1 || ep < 0 || maxNumTokens < 0 || maxBatch < 0 ||
       kvFraction < 0 || kvFraction > 1)
     return fail("--tp and --dp must be at least 1, --ep, --max-num-tokens "
@@ -360,8 +376,17 @@ int tshape::driver::runServe() {
     if (kvFraction == 0)
       config.kvFraction = 0.95;
   }
-  std::optional<cost::ServingEstimate> est = cost::estimateServing(
-      *model, workload, config, *target, &*cluster, error);
+  std::optional<cost::RateEstimate> atRate;
+  std::optional<cost::ServingEstimate> est;
+  if (rate > 0) {
+    atRate = cost::estimateAtRate(*model, workload, config, *target,
+                                  &*cluster, rate, error);
+    if (atRate)
+      est = atRate->perReplica;
+  } else {
+    est = cost::estimateServing(*model, workload, config, *target, &*cluster,
+                                error);
+  }
   if (!est)
     return fail(error);
 
@@ -372,6 +397,8 @@ int tshape::driver::runServe() {
   rep.workload = workload;
   rep.config = config;
   rep.estimate = *est;
+  rep.rate = atRate;
+  rep.gpuHourPrice = gpuHourPrice;
   launchOf(config, *est, checkpoint, isl + osl, rep.launch, rep.launchError);
   report::writeServingText(rep, llvm::outs());
   if (!reportPath.empty())

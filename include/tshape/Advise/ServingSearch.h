@@ -30,6 +30,13 @@ namespace tshape::advise {
 struct ServingTargets {
   double ttftMs = 0; ///< time to first token, at most
   double tpotMs = 0; ///< time per output token, at most
+  /// Requests/s the deployment must serve (0: none): each configuration
+  /// then needs ceil(rate / its requests/s) replicas, and the fewest GPUs
+  /// rank first.
+  double rate = 0;
+  /// Dollars per GPU-hour (0: none): each configuration's cost per
+  /// million output tokens.
+  double gpuHourPrice = 0;
 };
 
 /// What the search varies.
@@ -54,6 +61,10 @@ struct ServingCandidate {
   double worstRatio = 0;
   /// What misses ("TPOT 61.2 ms > 50 ms"), empty when it meets.
   std::string miss;
+  /// With a rate: the replicas and GPUs it needs.
+  int64_t replicas = 1, totalGpus = 1;
+  /// With a price: dollars per million output tokens (0: none).
+  double costPerMillion = 0;
 };
 
 struct ServingSearchResult {
@@ -67,7 +78,8 @@ struct ServingSearchResult {
   std::map<std::string, int64_t> rejections;
   std::map<std::string, std::string> rejectionExamples;
   /// The best configuration of each layout that meets the targets, by
-  /// output tokens/s per GPU (at most `top`).
+  /// output tokens/s per GPU (with a rate: by the GPUs it needs, then
+  /// tokens/s per GPU; at most `top`).
   std::vector<ServingCandidate> best;
   /// Every configuration priced, in the order of the search.
   std::vector<ServingCandidate> all;

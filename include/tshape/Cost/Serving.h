@@ -179,6 +179,32 @@ estimateServing(const model::ModelConfig &c, const ServingWorkload &workload,
                 const ServingConfig &cfg, const target::GpuTarget &target,
                 const Cluster *cluster, std::string &error);
 
+/// A workload at a request rate: the replicas it needs and, on each, the
+/// fewest requests in flight whose throughput reaches its share of the
+/// rate (docs/serving.md#a-request-rate).
+struct RateEstimate {
+  double rate = 0;       ///< requests/s asked, over all replicas
+  int64_t replicas = 1;  ///< replicas needed
+  int64_t gpus = 1;      ///< replicas x the replica's GPUs
+  /// The estimate on one replica at rate / replicas.
+  ServingEstimate perReplica;
+};
+
+/// `workload` (its concurrency ignored) at `rate` requests/s on replicas
+/// of `cfg`: as many replicas as the most requests the cache holds on
+/// one need, then on each the fewest in flight that serve rate / replicas
+/// (a bisection over the requests in flight). nullopt with `error` as
+/// estimateServing, or for a rate that is not positive.
+std::optional<RateEstimate>
+estimateAtRate(const model::ModelConfig &c, const ServingWorkload &workload,
+               const ServingConfig &cfg, const target::GpuTarget &target,
+               const Cluster *cluster, double rate, std::string &error);
+
+/// Dollars per million output tokens at `dollarsPerGpuHour` on GPUs that
+/// give `tokensPerSecondPerGpu`; 0 when either is not positive.
+double costPerMillionTokens(double dollarsPerGpuHour,
+                            double tokensPerSecondPerGpu);
+
 } // namespace tshape::cost
 
 #endif // TSHAPE_COST_SERVING_H

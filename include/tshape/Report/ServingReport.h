@@ -33,6 +33,10 @@ struct ServingReport {
   /// The engine's launch command, or why the engine cannot say the plan.
   std::optional<ServingLaunch> launch;
   std::string launchError;
+  /// At a request rate (--rate): the replicas and the estimate on each
+  /// (then `estimate` is that one).
+  std::optional<cost::RateEstimate> rate;
+  double gpuHourPrice = 0; ///< dollars per GPU-hour, 0: none
 };
 
 /// `tshape serve --search`: the space, the targets and the result.
