@@ -72,7 +72,10 @@ TEST(Serving, BatchingCycleByHand) {
 // Prompt tokens 8000, decode tokens 8: S = max(2, 8008 / 1000 = 8.008);
 // D = 8 / 8.008 = 0.999; chunk = 1000 - 0.999 = 999.001; prefill steps
 // 8000 / 999.001 = 8.008 = S: every step carries a chunk. One request's
-// prompt: ceil(1000 / 999.001) = 2 steps.
+// prompt takes ceil(1000 / 999.001) = 2 steps; it lives S = 8.008 steps
+// (Little: 8 in flight, 8 finishing a cycle), 1 of them decoding, so its
+// first token comes after 7.008 steps: the other 5.008 it waits for the
+// budget.
 TEST(Serving, BatchingCycleBudgetBound) {
   auto price = [](double d, double p) -> std::optional<double> {
     return 100 + p;
@@ -81,10 +84,37 @@ TEST(Serving, BatchingCycleBudgetBound) {
   ASSERT_TRUE(c);
   EXPECT_NEAR(c->steps, 8.008, 1e-3);
   EXPECT_NEAR(c->prefillSteps, c->steps, 1e-9);
-  EXPECT_NEAR(c->ttftUs, 2 * c->prefillStepUs, 1e-9);
-  // S - own = 6.008 decode steps, all of them with a chunk: p90 the
-  // prefill step, and so is the mean.
+  EXPECT_NEAR(c->ttftUs, 7.008 * c->prefillStepUs, 1e-3 * c->prefillStepUs);
+  // Every step carries a chunk: the time per output token is the
+  // prefill step.
   EXPECT_NEAR(c->tpotUs, c->prefillStepUs, 1e-9);
+}
+
+// Speculative decoding: the by-hand case above with every decode step
+// giving 2 tokens (one draft, always accepted) and verifying 2 of the
+// budget. Decode steps per request 10 / 2 = 5; S = max(6, (1000 + 10 x 5
+// x 2) / 200 = 5.5) = 6; D = 50 / 6 = 8.333; chunk = 200 - 2 x 8.333 =
+// 183.33; prefill steps 1000 / 183.33 = 5.4545. Decode step 1000 + 83.33 =
+// 1083.33, prefill step 1083.33 + 366.67 = 1450; cycle 6 x 1000 + 10 x 50 +
+// 2 x 1000 = 8500. The steps besides its own prompt's: (4.4545 x 1450 +
+// 0.5455 x 1083.33) / 5 = 1410, two tokens each: TPOT 705; TTFT 8500 - 5 x
+// 1410 = 1450, its prompt's step.
+TEST(Serving, BatchingCycleSpeculative) {
+  auto price = [](double d, double p) -> std::optional<double> {
+    return 1000 + 10 * d + 2 * p;
+  };
+  std::optional<BatchingCycle> c =
+      batchingCycle(100, 11, 10, 200, price, /*tokens=*/2, /*verified=*/2);
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->steps, 6);
+  EXPECT_NEAR(c->decodes, 8.3333, 1e-4);
+  EXPECT_NEAR(c->chunk, 183.333, 1e-3);
+  EXPECT_NEAR(c->cycleUs, 8500, 1e-6);
+  EXPECT_NEAR(c->tpotUs, 705, 1e-6);
+  EXPECT_NEAR(c->ttftUs, 1450, 1e-6);
+  // 1 + a + a^2 + a^3 at a = 0.5: 1.875 tokens a step with 3 drafts.
+  EXPECT_DOUBLE_EQ(tokensPerDecodeStep(3, 0.5), 1.875);
+  EXPECT_DOUBLE_EQ(tokensPerDecodeStep(0, 0.5), 1);
 }
 
 // One output token: no decode steps, no time per output token.

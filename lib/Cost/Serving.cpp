@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using namespace tshape;
 using namespace tshape::cost;
@@ -50,8 +51,8 @@ class StepPricer {
 public:
   StepPricer(const ModelConfig &c, const model::RunShape &base,
              const target::GpuTarget &t, const InferenceOptions &o,
-             int64_t isl)
-      : c(c), base(base), t(t), o(o), isl(isl) {}
+             int64_t isl, int64_t drafts = 0)
+      : c(c), base(base), t(t), o(o), isl(isl), drafts(drafts) {}
 
   /// One estimate of `c` at microbatch `b`, seq `s` under `run`.
   std::optional<InferenceEstimate> estimate(model::RunShape run, int64_t b,
@@ -79,20 +80,35 @@ public:
                                std::string &err) {
     double us = 0;
     if (seqs > 0) {
-      auto d = estimate(model::RunShape::decode(kv), seqs, isl, err);
+      auto d = estimate(model::RunShape::decode(kv, drafts), seqs, isl, err);
       if (!d)
         return std::nullopt;
       if (notes.empty())
         notes = d->notes;
+      // The drafts, as multi-token-prediction layers make them: each one
+      // a pass of one mean layer and the LM head over the sequences.
+      if (drafts > 0) {
+        auto one = estimate(model::RunShape::decode(kv), seqs, isl, err);
+        if (!one)
+          return std::nullopt;
+        double logits = 0;
+        for (const InferenceKernel &k : one->kernels)
+          if (k.role == model::Role::Logits)
+            logits += double(k.count) * k.us;
+        us += double(drafts) *
+              ((one->stepUs - logits) / double(std::max<int64_t>(1, c.layers)) +
+               logits);
+      }
       if (prefill == 0)
-        return d->stepUs;
+        return us + d->stepUs;
       us += sum(*d, /*attention=*/true);
     }
     // The GEMMs, collectives and elementwise work of all the step's tokens
     // (as a prefill of seqs + prefill one-token sequences: no attention
     // is kept from it), and the prompt tokens' attention at a whole
     // prompt's mean cost per token.
-    auto g = estimate(model::RunShape::prefill(), seqs + prefill, 1, err);
+    auto g = estimate(model::RunShape::prefill(), seqs * (1 + drafts) + prefill,
+                      1, err);
     if (!g)
       return std::nullopt;
     us += sum(*g, /*attention=*/false);
@@ -112,7 +128,7 @@ private:
   model::RunShape base;
   const target::GpuTarget &t;
   InferenceOptions o;
-  int64_t isl;
+  int64_t isl, drafts;
   std::optional<double> promptAttentionPerToken;
 };
 
@@ -255,6 +271,13 @@ std::optional<Engine> tshape::cost::parseEngine(const std::string &name) {
   return std::nullopt;
 }
 
+double tshape::cost::tokensPerDecodeStep(int64_t drafts, double a) {
+  double tokens = 0, p = 1;
+  for (int64_t i = 0; i <= drafts; ++i, p *= a)
+    tokens += p;
+  return tokens;
+}
+
 const char *tshape::cost::engineName(Engine e) {
   for (const EngineName &n : kEngines)
     if (n.engine == e)
@@ -271,20 +294,29 @@ std::string tshape::cost::engineList() {
 
 std::optional<BatchingCycle> tshape::cost::batchingCycle(
     int64_t isl, int64_t osl, double N, double budgetTokens,
-    const std::function<std::optional<double>(double, double)> &stepUs) {
+    const std::function<std::optional<double>(double, double)> &stepUs,
+    double tokensPerDecodeStep, int64_t verifiedPerDecode) {
   // One cycle, in which the N requests in flight finish: N isl prompt
-  // tokens and N (osl - 1) decode tokens in S steps of at most T tokens,
-  // each request in at least osl of them (a step ends its prompt and
-  // gives its first token, osl - 1 decode). The decodes run every step,
-  // the prompts in chunks filling the rest of the budget.
+  // tokens, and each request's osl - 1 further tokens in (osl - 1) / E
+  // decode steps of V budget tokens each (E tokens a step, V = 1 + the
+  // drafts verified), in S steps of at most T tokens. A request spends its
+  // prompt's own steps, then decodes in every step until it is done; the
+  // rest of its S steps it waits for the budget (Little: N in flight, N
+  // finishing per cycle). The prompts fill what the decodes leave.
   BatchingCycle c;
-  const double prompt = N * double(isl), decodes = N * double(osl - 1);
-  double S = std::max(double(osl), (prompt + decodes) / budgetTokens);
-  for (int i = 0; i < 4; ++i) {
-    c.decodes = decodes / S;
-    c.chunk = std::min(budgetTokens - c.decodes, prompt);
+  const double E = std::max(1.0, tokensPerDecodeStep);
+  const double V = double(std::max<int64_t>(1, verifiedPerDecode));
+  const double decodeSteps = double(osl - 1) / E;
+  const double prompt = N * double(isl);
+  double S = std::max(1 + decodeSteps,
+                      (prompt + N * decodeSteps * V) / budgetTokens);
+  double own = 1;
+  for (int i = 0; i < 6; ++i) {
+    c.decodes = N * decodeSteps / S;
+    c.chunk = std::max(1.0, std::min(budgetTokens - c.decodes * V, prompt));
     c.prefillSteps = prompt / c.chunk;
-    S = std::max(S, c.prefillSteps);
+    own = std::min(c.prefillSteps, std::ceil(double(isl) / c.chunk));
+    S = std::max({S, c.prefillSteps, own + decodeSteps});
   }
   c.steps = S;
   std::optional<double> dec =
@@ -297,15 +329,20 @@ std::optional<BatchingCycle> tshape::cost::batchingCycle(
   c.decodeStepUs = *dec;
   c.prefillStepUs = *pre;
   c.cycleUs = c.prefillSteps * *pre + std::max(0.0, S - c.prefillSteps) * *dec;
-  // One request: its prompt in ceil(isl / chunk) steps (one chunk of a
-  // request per step), then osl - 1 steps, of which the other requests'
-  // chunks fill (prefillSteps - own) of the (S - own).
-  const double own = std::min(c.prefillSteps, std::ceil(double(isl) / c.chunk));
-  c.ttftUs = own * *pre;
-  if (osl > 1 && S > own) {
+  // The steps besides its own prompt's, of which the other requests'
+  // chunks fill (prefillSteps - own): their mean is the time between its
+  // decode steps; the first token comes after the rest of its lifetime.
+  if (S > own) {
     const double others = std::max(0.0, c.prefillSteps - own);
-    c.tpotUs = (others * *pre + (S - c.prefillSteps) * *dec) / (S - own);
-    c.itlP90Us = others / (S - own) > 0.1 ? *pre : *dec;
+    const double step =
+        (others * *pre + std::max(0.0, S - c.prefillSteps) * *dec) / (S - own);
+    c.ttftUs = c.cycleUs - decodeSteps * step;
+    if (decodeSteps > 0) {
+      c.tpotUs = step / E;
+      c.itlP90Us = others / (S - own) > 0.1 ? *pre : *dec;
+    }
+  } else {
+    c.ttftUs = c.cycleUs;
   }
   return c;
 }
@@ -362,7 +399,14 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   base.kvCache = cfg.kvCache;
   InferenceOptions io;
   io.cluster = cluster;
-  StepPricer price(c, base, t, io, w.isl);
+  if (cfg.draftTokens < 0 || cfg.draftTokens > 16 || cfg.acceptance < 0 ||
+      cfg.acceptance > 1) {
+    error = "speculative decoding needs 0 to 16 draft tokens and an "
+            "acceptance between 0 and 1 (got " + n(cfg.draftTokens) +
+            " drafts, acceptance " + std::to_string(cfg.acceptance) + ")";
+    return std::nullopt;
+  }
+  StepPricer price(c, base, t, io, w.isl, cfg.draftTokens);
 
   // Memory per GPU as the engine accounts it: the weights and one
   // request's cache at its full length (a decode step of one sequence
@@ -435,12 +479,14 @@ tshape::cost::estimateServing(const ModelConfig &c0,
 
   const double N = double(est.concurrency);
   const int64_t kv = w.isl + w.osl / 2;
+  est.tokensPerDecodeStep = tokensPerDecodeStep(cfg.draftTokens, cfg.acceptance);
   std::optional<BatchingCycle> cyc = batchingCycle(
       w.isl, w.osl, N, double(est.tokenBudget * dp),
       [&](double decodes, double prompt) {
         return price.stepUs(perRank(decodes, dp), kv, perRank(prompt, dp),
                             error);
-      });
+      },
+      est.tokensPerDecodeStep, 1 + cfg.draftTokens);
   if (!cyc)
     return std::nullopt;
   est.steps = cyc->steps;
@@ -459,6 +505,18 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   est.requestsPerSecond = N * 1e6 / est.cycleUs;
   for (const std::string &note : price.notes)
     est.notes.push_back(note);
+  if (cfg.draftTokens > 0)
+  {
+    char buf[96];
+    std::snprintf(buf, sizeof buf,
+                  "%lld draft tokens at acceptance %.2f: %.2f tokens a "
+                  "decode step",
+                  (long long)cfg.draftTokens, cfg.acceptance,
+                  est.tokensPerDecodeStep);
+    est.notes.push_back(std::string(buf) +
+                        "; each draft priced as one mean layer and the LM "
+                        "head (multi-token prediction)");
+  }
   if (model::hasBlock(c, model::BlockKind::Mla))
     est.notes.push_back("MLA: a mixed step prices its decode tokens' "
                         "projections as the prompt's (unabsorbed)");

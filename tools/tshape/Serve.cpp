@@ -156,6 +156,16 @@ cl::opt<std::string> htmlPath(
     cl::desc("--search: write the search as an HTML page with the Pareto "
              "plot (FILE.html)"),
     cl::sub(cmd), cl::cat(cat));
+cl::opt<int64_t> draftTokens(
+    "draft-tokens",
+    cl::desc("speculative decoding: draft tokens a decode step verifies, "
+             "made by the model's multi-token-prediction layers (0: none)"),
+    cl::init(0), cl::sub(cmd), cl::cat(cat));
+cl::opt<double> acceptance(
+    "acceptance",
+    cl::desc("speculative decoding: the chance each draft token is accepted "
+             "once those before it were; required with --draft-tokens"),
+    cl::init(-1), cl::sub(cmd), cl::cat(cat));
 cl::opt<double> rate(
     "rate",
     cl::desc("requests/s to serve: the replicas needed and, on each, the "
@@ -313,6 +323,13 @@ int tshape::driver::runServe() {
   config.plan.attentionTp = tp;
   config.plan.attentionDp = dp;
   config.plan.expertEp = ep;
+  if (draftTokens > 0 && acceptance < 0)
+    return fail("--draft-tokens " + std::to_string(draftTokens) +
+                " needs --acceptance: the chance each draft token is "
+                "accepted (measure it on your traffic; 1 prices every draft "
+                "accepted)");
+  config.draftTokens = draftTokens;
+  config.acceptance = acceptance < 0 ? 1.0 : double(acceptance);
   config.tokenBudget = maxNumTokens;
   config.maxSequences = maxBatch;
   config.kvFraction = kvFraction;

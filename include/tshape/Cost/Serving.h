@@ -105,7 +105,18 @@ struct ServingConfig {
   int64_t tokenBudget = 0;
   int64_t maxSequences = 0;
   double kvFraction = 0;
+  /// Speculative decoding: draft tokens a decode step verifies (the
+  /// model's multi-token-prediction layers drafting them), and the chance
+  /// that each is accepted, given the ones before it were
+  /// (docs/serving.md#speculative-decoding).
+  int64_t draftTokens = 0;
+  double acceptance = 1;
 };
+
+/// The tokens a decode step gives a sequence on average with `drafts`
+/// draft tokens each accepted with probability `a` once those before it
+/// were: 1 + a + a^2 + ... + a^drafts.
+double tokensPerDecodeStep(int64_t drafts, double a);
 
 /// Memory per GPU in bytes, as the engine accounts it.
 struct ServingMemory {
@@ -144,6 +155,8 @@ struct ServingEstimate {
   /// 1): the same for every request in the steady state, so its p90 too)
   /// and the p90 of the gaps between one request's tokens.
   double tpotMs = 0, itlP90Ms = 0;
+  /// Tokens a decode step gives a sequence (1 without drafts).
+  double tokensPerDecodeStep = 1;
   double ttftMs = 0;                ///< time to first token (no queue)
   double outputTokensPerSecond = 0; ///< of the replica
   double outputTokensPerSecondPerGpu = 0;
@@ -165,9 +178,13 @@ struct BatchingCycle {
   double decodeStepUs = 0, prefillStepUs = 0, cycleUs = 0;
   double ttftUs = 0, tpotUs = 0, itlP90Us = 0; ///< tpot 0 when osl is 1
 };
+/// With speculative decoding a decode step gives `tokensPerDecodeStep`
+/// tokens a sequence on average and verifies `verifiedPerDecode` (1 +
+/// drafts) of the budget.
 std::optional<BatchingCycle> batchingCycle(
     int64_t isl, int64_t osl, double concurrency, double budgetTokens,
-    const std::function<std::optional<double>(double, double)> &stepUs);
+    const std::function<std::optional<double>(double, double)> &stepUs,
+    double tokensPerDecodeStep = 1, int64_t verifiedPerDecode = 1);
 
 /// Estimates `workload` on one replica of `cfg` for `c` (imported at
 /// degree 1) on `target`, its collectives on `cluster` (null: the
