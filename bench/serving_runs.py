@@ -40,11 +40,11 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
 
 # The architecture each published model trains: a real config of
 # ../shared/data/hf-configs, or a bundled example written from the model
-# card. Llama 3.1 70B and 3.3 70B share Llama 3 70B's shapes.
+# card. Llama 3.3 70B has Llama 3.1 70B's architecture.
 MODELS = {
     "meta-llama/Llama-3.1-8B-Instruct": ("examples", "llama-3.1-8b.json", "dense"),
-    "meta-llama/Llama-3.1-70B-Instruct": ("examples", "llama-3-70b.json", "dense"),
-    "meta-llama/Llama-3.3-70B-Instruct": ("examples", "llama-3-70b.json", "dense"),
+    "meta-llama/Llama-3.1-70B-Instruct": ("examples", "llama-3.1-70b.json", "dense"),
+    "meta-llama/Llama-3.3-70B-Instruct": ("examples", "llama-3.1-70b.json", "dense"),
     "meta-llama/Llama-3.1-405B-Instruct": ("examples", "llama-3.1-405b.json", "dense"),
     "mistralai/Mistral-7B-v0.1": ("examples", "mistral-7b.json", "dense"),
     "mistralai/Mixtral-8x7B-v0.1": ("hf-configs", "mixtral-8x7b-v0.1.json", "moe"),
@@ -259,8 +259,8 @@ def update_doc(tables):
         "has been fitted on this file.** One fact of the runs was chosen on "
         "the fit part: the 1.0-era page does not state the KV cache of its "
         "FP8 rows, and pricing it FP8 (as the 0.17 page states for its FP8 "
-        "rows) gives the fit part a median |error| of 9.4% and a p90 of "
-        "25.5%, against 11.5% and 35.3% with the model's bf16 "
+        "rows) gives the fit part a median |error| of 9.7% and a p90 of "
+        "24.9%, against 11.7% and 36.2% with the model's bf16 "
         "(`KV_UNSTATED=` prices it bf16).",
         "- **Known misses.** Mistral 7B at 20000/2000 (+115% to +156%): "
         "tshape holds its 4096-token sliding window in the cache, which "

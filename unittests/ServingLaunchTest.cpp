@@ -96,9 +96,11 @@ TEST(ServingLaunch, SglangFlagByFlag) {
   EXPECT_EQ(a.text("--kv-cache-dtype"), "fp8_e4m3");
   EXPECT_EQ(a.integer("--context-length"), 1152);
   EXPECT_EQ(a.integer("--chunked-prefill-size"), 32768);
-  EXPECT_EQ(a.integer("--max-running-requests"), 4096);
+  // SGLang sizes its request pool itself: no --max-running-requests
+  // unless asked.
+  EXPECT_FALSE(a.has("--max-running-requests"));
   EXPECT_EQ(a.number("--mem-fraction-static"), 0.9);
-  EXPECT_EQ(a.flags.size(), 11u);
+  EXPECT_EQ(a.flags.size(), 10u);
 }
 
 // TensorRT-LLM: --tp_size 4 with enable_attention_dp in the options,
@@ -142,6 +144,10 @@ TEST(ServingLaunch, Rules) {
                 .find("rule V1"),
             std::string::npos);
   EXPECT_NE(first(Engine::Vllm, "--max-num-seqs 0").find("rule V2"),
+            std::string::npos);
+  EXPECT_NE(first(Engine::Vllm, "--max-num-batched-tokens 512 --max-num-seqs "
+                                "1024")
+                .find("rule V3"),
             std::string::npos);
   EXPECT_NE(first(Engine::Vllm, "--kv-cache-dtype fp16").find("expected one "
                                                              "of its choices"),
@@ -199,4 +205,10 @@ TEST(ServingLaunch, Refusals) {
   mx.precision = Precision::MXFP8;
   EXPECT_FALSE(servingLaunch(mx, limits(), "m", 1152, err));
   EXPECT_NE(err.find("MXFP8"), std::string::npos) << err;
+  // Drafts priced but not written: no command that would run without them.
+  cost::ServingConfig spec = config(Engine::Sglang);
+  spec.draftTokens = 3;
+  EXPECT_FALSE(servingLaunch(spec, limits(), "m", 1152, err));
+  EXPECT_NE(err.find("speculative decoding is priced"), std::string::npos)
+      << err;
 }

@@ -41,15 +41,17 @@ const target::GpuTarget &h100() {
 // isl 100, osl 11, 10 requests in flight, a budget of 200 tokens, and a
 // step of D decodes and P prompt tokens priced 1000 + 10 D + 2 P us.
 // Prompt tokens 10 x 100 = 1000, decode tokens 10 x 10 = 100.
-// S = max(osl 11, 1100 / 200 = 5.5) = 11; D = 100 / 11 = 9.0909; the chunk
-// min(200 - 9.0909, 1000) = 190.909; prefill steps 1000 / 190.909 =
-// 5.2381 (< 11: S stays). Decode step 1000 + 90.909 = 1090.909 us,
-// prefill step 1090.909 + 2 x 190.909 = 1472.727 us. The cycle 5.2381 x
-// 1472.727 + 5.7619 x 1090.909 = 14000 us (= 11 x 1000 + 10 x 100 + 2 x
-// 1000: the price is linear). One request's prompt takes ceil(100 /
-// 190.9) = 1 step: TTFT 1472.727 us; its 10 decode steps hold the rest,
-// TPOT (14000 - 1472.727) / 10 = 1252.727 us; 4.2381 of the 10 carry a
-// chunk (> 10%), so p90 is the prefill step.
+// S = max(osl 11, 1100 / 200 = 5.5) = 11; D = 100 / 11 = 9.0909. The
+// prompts arrive spread over the cycle, 1000 / 11 = 90.9 tokens a step,
+// less than one prompt: a step that carries one carries one whole prompt,
+// the chunk min(200 - 9.09, max(100, 90.9)) = 100, in 10 of the 11 steps.
+// Decode step 1000 + 90.909 = 1090.909 us, prefill step 1090.909 + 2 x 100
+// = 1290.909 us. The cycle 10 x 1290.909 + 1 x 1090.909 = 14000 us (= 11 x
+// 1000 + 10 x 100 + 2 x 1000: the price is linear). One request's prompt
+// takes 1 step; its 10 decode steps are the other 10, 9 of them carrying
+// another's prompt: TPOT (9 x 1290.909 + 1090.909) / 10 = 1270.909 us;
+// TTFT 14000 - 10 x 1270.909 = 1290.909 us, its prompt's step; p90 ITL the
+// prefill step (9 of 10 > 10%).
 TEST(Serving, BatchingCycleByHand) {
   auto price = [](double d, double p) -> std::optional<double> {
     return 1000 + 10 * d + 2 * p;
@@ -58,14 +60,33 @@ TEST(Serving, BatchingCycleByHand) {
   ASSERT_TRUE(c);
   EXPECT_DOUBLE_EQ(c->steps, 11);
   EXPECT_NEAR(c->decodes, 9.0909, 1e-4);
-  EXPECT_NEAR(c->chunk, 190.909, 1e-3);
-  EXPECT_NEAR(c->prefillSteps, 5.2381, 1e-4);
+  EXPECT_NEAR(c->chunk, 100, 1e-9);
+  EXPECT_NEAR(c->prefillSteps, 10, 1e-9);
   EXPECT_NEAR(c->decodeStepUs, 1090.909, 1e-3);
-  EXPECT_NEAR(c->prefillStepUs, 1472.727, 1e-3);
+  EXPECT_NEAR(c->prefillStepUs, 1290.909, 1e-3);
   EXPECT_NEAR(c->cycleUs, 14000, 1e-6);
-  EXPECT_NEAR(c->ttftUs, 1472.727, 1e-3);
-  EXPECT_NEAR(c->tpotUs, 1252.727, 1e-3);
-  EXPECT_NEAR(c->itlP90Us, 1472.727, 1e-3);
+  EXPECT_NEAR(c->ttftUs, 1290.909, 1e-3);
+  EXPECT_NEAR(c->promptUs, 1290.909, 1e-3);
+  EXPECT_NEAR(c->tpotUs, 1270.909, 1e-3);
+  EXPECT_NEAR(c->itlP90Us, 1290.909, 1e-3);
+}
+
+// A rank's budget caps a prompt's share of a step: with 2 attention dp
+// ranks of 100 tokens (200 in all) a 150-token prompt stays on one rank:
+// chunks of 100 and 50 tokens, 150 / 100 = 1.5 chunk-steps, where one
+// rank's 200-token budget takes it in one.
+TEST(Serving, BatchingCyclePromptOnOneRank) {
+  auto price = [](double d, double p) -> std::optional<double> {
+    return 1000 + 10 * d + 2 * p;
+  };
+  std::optional<BatchingCycle> c =
+      batchingCycle(150, 11, 1, 200, price, 1, 1, /*rankBudget=*/100);
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->chunk, 100);
+  EXPECT_DOUBLE_EQ(c->ownSteps, 1.5);
+  std::optional<BatchingCycle> one = batchingCycle(150, 11, 1, 200, price);
+  ASSERT_TRUE(one);
+  EXPECT_DOUBLE_EQ(one->ownSteps, 1);
 }
 
 // The budget binds: isl 1000, osl 2, 8 requests, 1000 tokens a step.
@@ -93,12 +114,13 @@ TEST(Serving, BatchingCycleBudgetBound) {
 // Speculative decoding: the by-hand case above with every decode step
 // giving 2 tokens (one draft, always accepted) and verifying 2 of the
 // budget. Decode steps per request 10 / 2 = 5; S = max(6, (1000 + 10 x 5
-// x 2) / 200 = 5.5) = 6; D = 50 / 6 = 8.333; chunk = 200 - 2 x 8.333 =
-// 183.33; prefill steps 1000 / 183.33 = 5.4545. Decode step 1000 + 83.33 =
-// 1083.33, prefill step 1083.33 + 366.67 = 1450; cycle 6 x 1000 + 10 x 50 +
-// 2 x 1000 = 8500. The steps besides its own prompt's: (4.4545 x 1450 +
-// 0.5455 x 1083.33) / 5 = 1410, two tokens each: TPOT 705; TTFT 8500 - 5 x
-// 1410 = 1450, its prompt's step.
+// x 2) / 200 = 5.5) = 6; D = 50 / 6 = 8.333; the prompts arrive at 1000 /
+// 6 = 166.67 tokens a step (more than one prompt), within 200 - 2 x 8.333
+// = 183.33: the chunk 166.67 in 6 steps. Decode step 1000 + 83.33 =
+// 1083.33, prefill step 1083.33 + 333.33 = 1416.67; cycle 6 x 1000 + 10 x
+// 50 + 2 x 1000 = 8500. Its 5 decode steps all carry others' prompts:
+// 1416.67 each, two tokens a step: TPOT 708.33; TTFT 8500 - 5 x 1416.67 =
+// 1416.67, its prompt's step.
 TEST(Serving, BatchingCycleSpeculative) {
   auto price = [](double d, double p) -> std::optional<double> {
     return 1000 + 10 * d + 2 * p;
@@ -108,13 +130,19 @@ TEST(Serving, BatchingCycleSpeculative) {
   ASSERT_TRUE(c);
   EXPECT_DOUBLE_EQ(c->steps, 6);
   EXPECT_NEAR(c->decodes, 8.3333, 1e-4);
-  EXPECT_NEAR(c->chunk, 183.333, 1e-3);
+  EXPECT_NEAR(c->chunk, 166.667, 1e-3);
   EXPECT_NEAR(c->cycleUs, 8500, 1e-6);
-  EXPECT_NEAR(c->tpotUs, 705, 1e-6);
-  EXPECT_NEAR(c->ttftUs, 1450, 1e-6);
+  EXPECT_NEAR(c->tpotUs, 708.333, 1e-3);
+  EXPECT_NEAR(c->ttftUs, 1416.667, 1e-3);
   // 1 + a + a^2 + a^3 at a = 0.5: 1.875 tokens a step with 3 drafts.
   EXPECT_DOUBLE_EQ(tokensPerDecodeStep(3, 0.5), 1.875);
   EXPECT_DOUBLE_EQ(tokensPerDecodeStep(0, 0.5), 1);
+  // More drafts than tokens left: one request of osl 2 still needs its one
+  // decode step (16 drafts cannot make it less): TPOT a whole step.
+  std::optional<BatchingCycle> d =
+      batchingCycle(100, 2, 1, 200, price, /*tokens=*/17, /*verified=*/17);
+  ASSERT_TRUE(d);
+  EXPECT_NEAR(d->tpotUs, d->decodeStepUs, 1e-9);
 }
 
 // One output token: no decode steps, no time per output token.
@@ -225,6 +253,15 @@ TEST(Serving, Errors) {
   cfg.plan.pp = 2;
   EXPECT_FALSE(estimateServing(mixtral(), w, cfg, h100(), nullptr, err));
   EXPECT_NE(err.find("pipeline"), std::string::npos) << err;
+  // A dense model's dp ranks are replicas, not a layout.
+  ModelConfig dense = mixtral();
+  dense.layerBlocks = {BlockKind::Attention, BlockKind::Mlp};
+  dense.mlp.inner = 14336;
+  dense.moe.experts = 0;
+  cfg.plan.pp = 1;
+  cfg.plan.attentionDp = 2;
+  EXPECT_FALSE(estimateServing(dense, w, cfg, h100(), nullptr, err));
+  EXPECT_NE(err.find("independent replicas"), std::string::npos) << err;
   EXPECT_FALSE(parseEngine("tgi"));
   EXPECT_EQ(parseEngine("tensorrt-llm"), Engine::Trtllm);
 }

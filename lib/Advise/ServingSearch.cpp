@@ -7,6 +7,7 @@
 #include "tshape/Advise/ServingSearch.h"
 
 #include "tshape/Advise/Odometer.h"
+#include "tshape/Interop/ServingLaunch.h"
 #include "tshape/Model/Params.h"
 #include "tshape/Support/DType.h"
 
@@ -147,6 +148,17 @@ ServingSearchResult tshape::advise::searchServing(
         out.rejectionExamples.emplace(kind, err);
         return false;
       }
+      // What the engine cannot launch as priced is no answer.
+      cost::ServingConfig layout = cfg;
+      layout.draftTokens = 0;
+      if (std::optional<std::string> why = launchRefusal(layout)) {
+        const std::string kind = std::string("the engine (") +
+                                 cost::engineName(cfg.engine) +
+                                 ") cannot launch it";
+        ++out.rejections[kind];
+        out.rejectionExamples.emplace(kind, *why);
+        return false;
+      }
       ++out.layoutsPriced;
       const int64_t dp = cfg.plan.attentionDp;
       admitted = e->maxSequences > 0
@@ -175,8 +187,13 @@ ServingSearchResult tshape::advise::searchServing(
             1, int64_t(std::ceil(targets.rate / e->requestsPerSecond - 1e-9)));
         cand.totalGpus = cand.replicas * e->gpus;
       }
+      // The cost of what is served: the rate's tokens on the GPUs it needs,
+      // else the replica's throughput.
       cand.costPerMillion = cost::costPerMillionTokens(
-          targets.gpuHourPrice, e->outputTokensPerSecondPerGpu);
+          targets.gpuHourPrice,
+          targets.rate > 0 ? targets.rate * double(workload.osl) /
+                                 double(cand.totalGpus)
+                           : e->outputTokensPerSecondPerGpu);
       judge(cand, targets);
       if (cand.meets) {
         ++out.meeting;

@@ -13,6 +13,7 @@
 #include "tshape/Model/Parallelism.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdio>
 
@@ -112,13 +113,30 @@ public:
     if (!g)
       return std::nullopt;
     us += sum(*g, /*attention=*/false);
-    if (!promptAttentionPerToken) {
-      auto p = estimate(model::RunShape::prefill(), 1, isl, err);
+    std::optional<double> attention = promptAttentionUs(prefill, err);
+    if (!attention)
+      return std::nullopt;
+    return us + *attention;
+  }
+
+  /// The attention of `tokens` prompt tokens in one step: k = tokens / isl
+  /// whole prompts as one prefill of k sequences (each kernel's fixed cost
+  /// once), or a chunk of one prompt at a whole prompt's cost per token.
+  std::optional<double> promptAttentionUs(int64_t tokens, std::string &err) {
+    if (tokens <= 0)
+      return 0.0;
+    const int64_t k =
+        tokens >= isl ? std::max<int64_t>(1, std::llround(double(tokens) /
+                                                          double(isl)))
+                      : 1;
+    auto it = promptAttention.find(k);
+    if (it == promptAttention.end()) {
+      auto p = estimate(model::RunShape::prefill(), k, isl, err);
       if (!p)
         return std::nullopt;
-      promptAttentionPerToken = sum(*p, /*attention=*/true) / double(isl);
+      it = promptAttention.emplace(k, sum(*p, /*attention=*/true)).first;
     }
-    return us + *promptAttentionPerToken * double(prefill);
+    return it->second * double(tokens) / double(k * isl);
   }
 
   std::vector<std::string> notes;
@@ -129,7 +147,7 @@ private:
   const target::GpuTarget &t;
   InferenceOptions o;
   int64_t isl, drafts;
-  std::optional<double> promptAttentionPerToken;
+  std::map<int64_t, double> promptAttention; ///< k prompts' attention
 };
 
 int64_t perRank(double replicaCount, int64_t dp) {
@@ -199,7 +217,8 @@ EngineRules tshape::cost::engineRules(Engine e, const target::GpuTarget &t,
                                   : 0.88;
     r.fractionOf = KvFractionOf::TotalStatic;
     r.tokenBudget = chunk;
-    r.maxSequences = 0; // max_running_requests follows the cache
+    // max_running_requests follows the request pool, at most 4096 a rank.
+    r.maxSequences = 4096;
     r.source = "SGLang server_args.py _handle_gpu_memory_settings "
                "(mem_fraction_static, chunked_prefill_size by GPU memory)";
     break;
@@ -295,30 +314,42 @@ std::string tshape::cost::engineList() {
 std::optional<BatchingCycle> tshape::cost::batchingCycle(
     int64_t isl, int64_t osl, double N, double budgetTokens,
     const std::function<std::optional<double>(double, double)> &stepUs,
-    double tokensPerDecodeStep, int64_t verifiedPerDecode) {
+    double tokensPerDecodeStep, int64_t verifiedPerDecode,
+    double rankBudget) {
   // One cycle, in which the N requests in flight finish: N isl prompt
   // tokens, and each request's osl - 1 further tokens in (osl - 1) / E
-  // decode steps of V budget tokens each (E tokens a step, V = 1 + the
-  // drafts verified), in S steps of at most T tokens. A request spends its
-  // prompt's own steps, then decodes in every step until it is done; the
-  // rest of its S steps it waits for the budget (Little: N in flight, N
-  // finishing per cycle). The prompts fill what the decodes leave.
+  // decode steps (at least one) of V budget tokens each (E tokens a step,
+  // V = 1 + the drafts verified), in S steps of at most T tokens. A
+  // request spends its prompt's own steps, then decodes in every step
+  // until it is done; the rest of its S steps it waits for the budget
+  // (Little: N in flight, N finishing per cycle). The prompts arrive
+  // spread over the cycle (a new request as one finishes): a step carries
+  // one prompt (at most a rank's budget of it) when they are rare, their
+  // mean per step when more come, never more than the decodes leave.
   BatchingCycle c;
   const double E = std::max(1.0, tokensPerDecodeStep);
   const double V = double(std::max<int64_t>(1, verifiedPerDecode));
-  const double decodeSteps = double(osl - 1) / E;
+  const double rank = rankBudget > 0 ? std::min(rankBudget, budgetTokens)
+                                     : budgetTokens;
+  const double decodeSteps =
+      osl > 1 ? std::max(1.0, double(osl - 1) / E) : 0.0;
   const double prompt = N * double(isl);
   double S = std::max(1 + decodeSteps,
                       (prompt + N * decodeSteps * V) / budgetTokens);
   double own = 1;
   for (int i = 0; i < 6; ++i) {
     c.decodes = N * decodeSteps / S;
-    c.chunk = std::max(1.0, std::min(budgetTokens - c.decodes * V, prompt));
+    const double arriving =
+        std::max(std::min(double(isl), rank), prompt / S);
+    c.chunk = std::max(
+        1.0, std::min({budgetTokens - c.decodes * V, arriving, prompt}));
     c.prefillSteps = prompt / c.chunk;
-    own = std::min(c.prefillSteps, std::ceil(double(isl) / c.chunk));
+    own = std::min(c.prefillSteps,
+                   std::ceil(double(isl) / std::min(c.chunk, rank)));
     S = std::max({S, c.prefillSteps, own + decodeSteps});
   }
   c.steps = S;
+  c.ownSteps = own;
   std::optional<double> dec =
       c.decodes > 0 ? stepUs(c.decodes, 0) : std::optional<double>(0.0);
   if (!dec)
@@ -338,12 +369,13 @@ std::optional<BatchingCycle> tshape::cost::batchingCycle(
         (others * *pre + std::max(0.0, S - c.prefillSteps) * *dec) / (S - own);
     c.ttftUs = c.cycleUs - decodeSteps * step;
     if (decodeSteps > 0) {
-      c.tpotUs = step / E;
+      c.tpotUs = step * decodeSteps / double(osl - 1);
       c.itlP90Us = others / (S - own) > 0.1 ? *pre : *dec;
     }
   } else {
     c.ttftUs = c.cycleUs;
   }
+  c.promptUs = std::min(c.ttftUs, own * *pre);
   return c;
 }
 
@@ -370,6 +402,14 @@ tshape::cost::estimateServing(const ModelConfig &c0,
     error = *why;
     return std::nullopt;
   }
+  if (cfg.plan.attentionDp > 1 && getParam(c0, Param::Experts) <= 0) {
+    error = "attention data parallelism inside a replica is for a model "
+            "with routed experts (the experts span the dp ranks); " +
+            c0.name + " has none, so its dp ranks are independent replicas "
+            "with the per-GPU figures of dp 1: use --dp=1 (and --rate for "
+            "the replicas a load needs)";
+    return std::nullopt;
+  }
   ServingEstimate est;
   est.rules = engineRules(cfg.engine, t, cfg.plan.attentionTp * cfg.plan.pp);
   // SGLang divides its chunked_prefill_size among the dp attention ranks
@@ -381,6 +421,10 @@ tshape::cost::estimateServing(const ModelConfig &c0,
           : est.rules.tokenBudget;
   est.maxSequences = cfg.maxSequences > 0 ? cfg.maxSequences
                                           : est.rules.maxSequences;
+  // vLLM holds max_num_seqs at most max_num_batched_tokens (EngineArgs'
+  // defaults; SchedulerConfig rejects more).
+  if (cfg.engine == Engine::Vllm && est.maxSequences > est.tokenBudget)
+    est.maxSequences = est.tokenBudget;
   est.kvFraction = cfg.kvFraction > 0 ? cfg.kvFraction
                                       : est.rules.kvFraction;
   if (est.kvFraction > 1) {
@@ -483,10 +527,19 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   std::optional<BatchingCycle> cyc = batchingCycle(
       w.isl, w.osl, N, double(est.tokenBudget * dp),
       [&](double decodes, double prompt) {
-        return price.stepUs(perRank(decodes, dp), kv, perRank(prompt, dp),
+        // The decodes spread over the dp ranks; a prompt stays on one rank,
+        // which carries the step's chunk up to its own budget, and the
+        // others wait for it at the experts' all-to-all.
+        const double busiest =
+            std::min(prompt, double(est.tokenBudget));
+        return price.stepUs(perRank(decodes, dp), kv,
+                            prompt > 0 ? std::max<int64_t>(
+                                             1, std::llround(busiest))
+                                       : 0,
                             error);
       },
-      est.tokensPerDecodeStep, 1 + cfg.draftTokens);
+      est.tokensPerDecodeStep, 1 + cfg.draftTokens,
+      double(est.tokenBudget));
   if (!cyc)
     return std::nullopt;
   est.steps = cyc->steps;
@@ -495,6 +548,7 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   est.prefillStep = {cyc->decodes, cyc->chunk, cyc->prefillStepUs};
   est.cycleUs = cyc->cycleUs;
   est.ttftMs = cyc->ttftUs / 1e3;
+  est.promptMs = cyc->promptUs / 1e3;
   est.tpotMs = cyc->tpotUs / 1e3;
   est.itlP90Ms = cyc->itlP90Us / 1e3;
   if (est.tpotMs > 0)
@@ -505,6 +559,10 @@ tshape::cost::estimateServing(const ModelConfig &c0,
   est.requestsPerSecond = N * 1e6 / est.cycleUs;
   for (const std::string &note : price.notes)
     est.notes.push_back(note);
+  if (cfg.draftTokens > 0 && c.arch.mtpLayers == 0)
+    est.notes.push_back(c.name + " has no multi-token-prediction layers "
+                        "(num_nextn_predict_layers): its drafts need a draft "
+                        "model, priced here as if they were MTP layers");
   if (cfg.draftTokens > 0)
   {
     char buf[96];

@@ -197,6 +197,13 @@ std::vector<std::string> tshape::validateServingLaunch(Engine e,
     if (auto f = a.number("--gpu-memory-utilization"); f && (*f <= 0 || *f > 1))
       fail("V1", "vllm/config/cache.py" + at,
            "--gpu-memory-utilization must be in (0, 1], got " + fraction(*f));
+    // SchedulerConfig: max_num_batched_tokens >= max_num_seqs.
+    if (auto t = a.integer("--max-num-batched-tokens"),
+        q = a.integer("--max-num-seqs");
+        t && q && *t < *q)
+      fail("V3", "vllm/config/scheduler.py" + at,
+           "--max-num-batched-tokens " + n(*t) + " below --max-num-seqs " +
+               n(*q));
     // ParallelConfig: every size a positive integer.
     for (const char *f : {"--tensor-parallel-size", "--pipeline-parallel-size",
                           "--data-parallel-size", "--max-num-seqs",
@@ -272,6 +279,48 @@ std::vector<std::string> tshape::validateServingLaunch(Engine e,
   return out;
 }
 
+std::optional<std::string>
+tshape::launchRefusal(const cost::ServingConfig &cfg) {
+  const cost::ServingPlan &p = cfg.plan;
+  const int64_t tp = p.attentionTp, dp = p.attentionDp, gpus = tp * dp;
+  const bool mx = cfg.precision && *cfg.precision == Precision::MXFP8;
+  if (p.pp > 1)
+    return std::string(
+        "pipeline-parallel serving is not modelled, so not written");
+  if (cfg.draftTokens > 0)
+    return std::string(
+        "speculative decoding is priced but its engine options are not "
+        "written yet (vLLM's --speculative-config, SGLang's "
+        "--speculative-algorithm, TensorRT-LLM's speculative_config): add "
+        "them by hand");
+  switch (cfg.engine) {
+  case Engine::Vllm:
+    // vLLM's expert parallelism spans every GPU of the replica (the MoE
+    // layer flattens tp x dp into ep: fused_moe/config.py
+    // FusedMoEParallelConfig.make); without it the experts split over
+    // tp x dp, tshape's default.
+    if (p.expertEp > 1 && p.ep() < gpus)
+      return "vLLM cannot say " + p.str() + ": its expert parallelism "
+             "spans all tp x dp = " + n(gpus) + " GPUs (--enable-expert-"
+             "parallel) or none; use ep " + n(gpus) + " or the default";
+    if (mx)
+      return std::string("vLLM has no online MXFP8 (--quantization): serve "
+                         "an MXFP8 checkpoint, or price fp8");
+    break;
+  case Engine::Sglang:
+    break;
+  case Engine::Trtllm:
+    // TensorRT-LLM's attention data parallelism gives every rank of the
+    // tp group its own attention (attention tp 1).
+    if (dp > 1 && tp > 1)
+      return "TensorRT-LLM cannot say " + p.str() + ": enable_attention_dp "
+             "runs attention at tp 1 on each of the tp_size GPUs; use "
+             "attention tp 1 dp " + n(gpus) + " or tp " + n(gpus) + " dp 1";
+    break;
+  }
+  return std::nullopt;
+}
+
 std::optional<ServingLaunch>
 tshape::servingLaunch(const cost::ServingConfig &cfg,
                       const cost::ServingEstimate &est,
@@ -282,8 +331,8 @@ tshape::servingLaunch(const cost::ServingConfig &cfg,
   const bool fp8 = cfg.precision && *cfg.precision == Precision::FP8;
   const bool mx = cfg.precision && *cfg.precision == Precision::MXFP8;
   const bool kvFp8 = cfg.kvCache && *cfg.kvCache == DType::FP8;
-  if (p.pp > 1) {
-    error = "pipeline-parallel serving is not modelled, so not written";
+  if (std::optional<std::string> why = launchRefusal(cfg)) {
+    error = *why;
     return std::nullopt;
   }
   ServingLaunch l;
@@ -293,25 +342,8 @@ tshape::servingLaunch(const cost::ServingConfig &cfg,
             (value.empty() ? "" : " " + value);
   };
   const std::string engine = cost::engineName(cfg.engine);
-  // An ep strictly between 1 and the replica's GPUs.
-  const bool partialEp = p.expertEp > 1 && p.ep() < gpus;
   switch (cfg.engine) {
   case Engine::Vllm: {
-    // vLLM's expert parallelism spans every GPU of the replica (the MoE
-    // layer flattens tp x dp into ep: fused_moe/config.py
-    // FusedMoEParallelConfig.make); without it the experts split over
-    // tp x dp, tshape's default.
-    if (partialEp) {
-      error = "vLLM cannot say " + p.str() + ": its expert parallelism "
-              "spans all tp x dp = " + n(gpus) + " GPUs (--enable-expert-"
-              "parallel) or none; use ep " + n(gpus) + " or the default";
-      return std::nullopt;
-    }
-    if (mx) {
-      error = "vLLM has no online MXFP8 (--quantization): serve an MXFP8 "
-              "checkpoint, or price fp8";
-      return std::nullopt;
-    }
     add("--tensor-parallel-size", n(tp));
     if (dp > 1)
       add("--data-parallel-size", n(dp));
@@ -350,8 +382,9 @@ tshape::servingLaunch(const cost::ServingConfig &cfg,
     add("--context-length", n(contextTokens));
     // SGLang divides it among the dp attention ranks (parallel_hook.py).
     add("--chunked-prefill-size", n(est.tokenBudget * dp));
-    if (est.maxSequences > 0)
-      add("--max-running-requests", n(est.maxSequences * dp));
+    // Only when asked: SGLang sizes its request pool itself.
+    if (cfg.maxSequences > 0)
+      add("--max-running-requests", n(cfg.maxSequences * dp));
     add("--mem-fraction-static", fraction(est.kvFraction));
     l.command = "python3 -m sglang.launch_server " + args;
     if (dp > 1)
@@ -361,14 +394,6 @@ tshape::servingLaunch(const cost::ServingConfig &cfg,
     break;
   }
   case Engine::Trtllm: {
-    // TensorRT-LLM's attention data parallelism gives every rank of the
-    // tp group its own attention (attention tp 1).
-    if (dp > 1 && tp > 1) {
-      error = "TensorRT-LLM cannot say " + p.str() + ": enable_attention_dp "
-              "runs attention at tp 1 on each of the tp_size GPUs; use "
-              "attention tp 1 dp " + n(gpus) + " or tp " + n(gpus) + " dp 1";
-      return std::nullopt;
-    }
     add("--tp_size", n(gpus));
     if (p.expertEp > 1)
       add("--ep_size", n(p.ep()));

@@ -52,6 +52,15 @@ void launchText(llvm::raw_ostream &os, const std::optional<ServingLaunch> &l,
   }
 }
 
+/// Dollars per million output tokens of what is served: the rate's
+/// tokens on the GPUs it needs, else the replica's throughput.
+double servedCost(const ServingReport &r) {
+  const double perGpu =
+      r.rate ? r.rate->rate * double(r.workload.osl) / double(r.rate->gpus)
+             : r.estimate.outputTokensPerSecondPerGpu;
+  return cost::costPerMillionTokens(r.gpuHourPrice, perGpu);
+}
+
 /// The figures of one estimate, shared by the serving report and each
 /// configuration of the search's.
 void addFigures(json::Object &o, const cost::ServingEstimate &e) {
@@ -60,6 +69,7 @@ void addFigures(json::Object &o, const cost::ServingEstimate &e) {
   o["tpot_ms"] = round6(e.tpotMs);
   o["itl_p90_ms"] = round6(e.itlP90Ms);
   o["ttft_ms"] = round6(e.ttftMs);
+  o["ttft_prompt_ms"] = round6(e.promptMs);
   o["output_tokens_per_s_per_gpu"] = round3(e.outputTokensPerSecondPerGpu);
   o["output_tokens_per_s_per_user"] = round3(e.outputTokensPerSecondPerUser);
   o["requests_per_s"] = round6(e.requestsPerSecond);
@@ -119,9 +129,7 @@ json::Value tshape::report::servingJson(const ServingReport &r) {
       {"cache_requests", m.cacheRequests},
       {"notes", std::move(notes)},
       {"launch", launchJson(r.launch, r.launchError)},
-      {"cost_per_million_tokens",
-       round6(cost::costPerMillionTokens(r.gpuHourPrice,
-                                         e.outputTokensPerSecondPerGpu))},
+      {"cost_per_million_tokens", round6(servedCost(r))},
   };
   if (r.rate)
     o["rate"] = json::Object{{"requests_per_s", r.rate->rate},
@@ -139,12 +147,16 @@ void tshape::report::writeServingText(const ServingReport &r,
      << " (" << r.config.plan.str() << "), " << (e.rules.name)
      << ", isl " << r.workload.isl << ", osl " << r.workload.osl << "\n";
   if (r.rate)
-    os << llvm::format("at %g requests/s: %lld replica%s (%lld GPUs), each "
-                       "serving %.2f requests/s\n",
+    os << llvm::format("at %g requests/s: %lld replica%s (%lld GPU%s), each "
+                       "serving %g requests/s; %.0f output tokens/s, %.1f "
+                       "per GPU\n",
                        r.rate->rate, (long long)r.rate->replicas,
                        r.rate->replicas == 1 ? "" : "s",
-                       (long long)r.rate->gpus,
-                       r.rate->rate / double(r.rate->replicas));
+                       (long long)r.rate->gpus, r.rate->gpus == 1 ? "" : "s",
+                       r.rate->rate / double(r.rate->replicas),
+                       r.rate->rate * double(r.workload.osl),
+                       r.rate->rate * double(r.workload.osl) /
+                           double(r.rate->gpus));
   os << llvm::format("%lld request%s in flight", (long long)e.concurrency,
                      e.concurrency == 1 ? "" : "s")
      << (e.memoryBound ? " (as many as the KV cache holds)" : "") << "\n";
@@ -152,9 +164,13 @@ void tshape::report::writeServingText(const ServingReport &r,
     os << llvm::format("time per output token: %.2f ms (%.1f tokens/s per "
                        "user), p90 inter-token latency %.2f ms\n",
                        e.tpotMs, e.outputTokensPerSecondPerUser, e.itlP90Ms);
-  os << llvm::format("time to first token: %.1f ms (its prompt's steps; "
-                     "no queueing)\n",
-                     e.ttftMs);
+  if (e.ttftMs > e.promptMs * 1.001)
+    os << llvm::format("time to first token: %.1f ms (its prompt %.1f ms, "
+                       "waiting for the token budget %.1f ms)\n",
+                       e.ttftMs, e.promptMs, e.ttftMs - e.promptMs);
+  else
+    os << llvm::format("time to first token: %.1f ms (its prompt's steps)\n",
+                       e.ttftMs);
   os << llvm::format("output: %.0f tokens/s per GPU, %.0f per replica, "
                      "%.2f requests/s\n",
                      e.outputTokensPerSecondPerGpu, e.outputTokensPerSecond,
@@ -167,10 +183,9 @@ void tshape::report::writeServingText(const ServingReport &r,
                      (long long)(r.workload.isl + r.workload.osl));
   if (r.gpuHourPrice > 0)
     os << llvm::format("cost: $%.3f per million output tokens at $%g per "
-                       "GPU-hour\n",
-                       cost::costPerMillionTokens(
-                           r.gpuHourPrice, e.outputTokensPerSecondPerGpu),
-                       r.gpuHourPrice);
+                       "GPU-hour%s\n",
+                       servedCost(r), r.gpuHourPrice,
+                       r.rate ? " (the rate's tokens on its GPUs)" : "");
   for (const std::string &n : e.notes)
     os << "note: " << n << "\n";
   launchText(os, r.launch, r.launchError, e.rules.name);

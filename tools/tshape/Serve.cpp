@@ -206,6 +206,23 @@ std::string checkpointOf(llvm::StringRef configText) {
   return "<model>";
 }
 
+/// The model's longest context (max_position_embeddings, at the top or in
+/// text_config), 0 when the config does not say.
+int64_t maxPositionsOf(llvm::StringRef configText) {
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(configText);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return 0;
+  }
+  const llvm::json::Object *o = v->getAsObject();
+  for (int depth = 0; o && depth < 2; ++depth) {
+    if (std::optional<int64_t> m = o->getInteger("max_position_embeddings"))
+      return *m;
+    o = o->getObject("text_config");
+  }
+  return 0;
+}
+
 /// The launch of `est`'s configuration into `launch` or `error`.
 void launchOf(const cost::ServingConfig &cfg, const cost::ServingEstimate &est,
               const std::string &checkpoint, int64_t context,
@@ -372,6 +389,14 @@ int tshape::driver::runServe() {
     return 1;
   }
   const std::string checkpoint = checkpointOf((*buf)->getBuffer());
+  if (int64_t most = maxPositionsOf((*buf)->getBuffer());
+      most > 0 && isl + osl > most)
+    return fail("a request of " + std::to_string(isl) + " + " +
+                std::to_string(osl) + " = " + std::to_string(isl + osl) +
+                " tokens is longer than " + input +
+                "'s max_position_embeddings " + std::to_string(most) +
+                " (the engines refuse a longer --max-model-len): shorten "
+                "--isl or --osl");
   if (search)
     return runSearch(*model, checkpoint, workload, config, *target, *cluster);
   if (!htmlPath.empty())

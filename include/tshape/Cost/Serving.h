@@ -158,6 +158,7 @@ struct ServingEstimate {
   /// Tokens a decode step gives a sequence (1 without drafts).
   double tokensPerDecodeStep = 1;
   double ttftMs = 0;                ///< time to first token (no queue)
+  double promptMs = 0; ///< of it, its own prompt's steps (the rest: waiting)
   double outputTokensPerSecond = 0; ///< of the replica
   double outputTokensPerSecondPerGpu = 0;
   double outputTokensPerSecondPerUser = 0; ///< 1000 / tpot
@@ -177,14 +178,19 @@ struct BatchingCycle {
   double chunk = 0;        ///< prompt tokens in a step that carries them
   double decodeStepUs = 0, prefillStepUs = 0, cycleUs = 0;
   double ttftUs = 0, tpotUs = 0, itlP90Us = 0; ///< tpot 0 when osl is 1
+  double ownSteps = 1; ///< the steps of one request's own prompt
+  double promptUs = 0; ///< their time: TTFT less the wait for the budget
 };
 /// With speculative decoding a decode step gives `tokensPerDecodeStep`
 /// tokens a sequence on average and verifies `verifiedPerDecode` (1 +
-/// drafts) of the budget.
+/// drafts) of the budget. `rankBudget` (0: the budget) is one attention
+/// rank's: a prompt stays on one rank, so a step holds at most that much
+/// of it.
 std::optional<BatchingCycle> batchingCycle(
     int64_t isl, int64_t osl, double concurrency, double budgetTokens,
     const std::function<std::optional<double>(double, double)> &stepUs,
-    double tokensPerDecodeStep = 1, int64_t verifiedPerDecode = 1);
+    double tokensPerDecodeStep = 1, int64_t verifiedPerDecode = 1,
+    double rankBudget = 0);
 
 /// Estimates `workload` on one replica of `cfg` for `c` (imported at
 /// degree 1) on `target`, its collectives on `cluster` (null: the

@@ -46,6 +46,11 @@ struct ServingLaunch {
   std::vector<std::string> notes;
 };
 
+/// Why `cfg.engine` cannot run `cfg` as priced (a layout or precision it
+/// cannot say, speculative decoding not written yet), or nullopt. The
+/// serving search skips what its engine cannot launch.
+std::optional<std::string> launchRefusal(const cost::ServingConfig &cfg);
+
 /// The launch of `cfg` (its estimate `est`: the limits in effect) for a
 /// context of `contextTokens` tokens, serving `model` (a Hugging Face id
 /// or a local directory); nullopt with `error` when the engine cannot say
