@@ -182,7 +182,9 @@ ServingSearchResult tshape::advise::searchServing(
         return false;
       ++out.evaluated;
       ServingCandidate cand{cfg, *e, true, 0, "", 1, e->gpus, 0};
-      if (targets.rate > 0 && e->requestsPerSecond > 0) {
+      if (targets.rate > 0 && targets.rate <= cost::kMaxServingRate &&
+          e->requestsPerSecond > 0 &&
+          targets.rate / e->requestsPerSecond < 1e15) {
         cand.replicas = std::max<int64_t>(
             1, int64_t(std::ceil(targets.rate / e->requestsPerSecond - 1e-9)));
         cand.totalGpus = cand.replicas * e->gpus;

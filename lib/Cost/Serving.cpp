@@ -386,6 +386,21 @@ tshape::cost::estimateServing(const ModelConfig &c0,
                               const target::GpuTarget &t,
                               const Cluster *cluster, std::string &error) {
   auto n = [](int64_t v) { return std::to_string(v); };
+  if (w.isl > kMaxServingTokens || w.osl > kMaxServingTokens ||
+      w.concurrency > kMaxServingConcurrency ||
+      cfg.tokenBudget > kMaxServingTokens ||
+      cfg.maxSequences > kMaxServingConcurrency ||
+      cfg.plan.attentionTp > 65536 || cfg.plan.attentionDp > 65536 ||
+      cfg.plan.expertEp > 65536 || cfg.plan.expertTp > 65536 ||
+      cfg.plan.pp > 65536) {
+    error = "a workload of at most " + n(kMaxServingTokens) +
+            " prompt and output tokens (and tokens a step) and " +
+            n(kMaxServingConcurrency) + " requests in flight, degrees of "
+            "at most 65536 (got isl " + n(w.isl) + ", osl " + n(w.osl) +
+            ", concurrency " + n(w.concurrency) + ", " + cfg.plan.str() +
+            ")";
+    return std::nullopt;
+  }
   if (w.isl < 1 || w.osl < 1 || w.concurrency < 0) {
     error = "a workload needs input and output lengths of at least 1 "
             "token and a concurrency of at least 0 (got isl " +
@@ -585,9 +600,10 @@ std::optional<RateEstimate> tshape::cost::estimateAtRate(
     const ModelConfig &c, const ServingWorkload &w0, const ServingConfig &cfg,
     const target::GpuTarget &t, const Cluster *cluster, double rate,
     std::string &error) {
-  if (!(rate > 0)) {
-    error = "a request rate must be positive (got " + std::to_string(rate) +
-            ")";
+  if (!(rate > 0) || !(rate <= kMaxServingRate)) {
+    error = "a request rate must be positive and at most " +
+            std::to_string(int64_t(kMaxServingRate)) + " requests/s (got " +
+            std::to_string(rate) + ")";
     return std::nullopt;
   }
   ServingWorkload w = w0;

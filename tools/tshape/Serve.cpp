@@ -329,10 +329,24 @@ int tshape::driver::runServe() {
       return fail("unknown --kv-cache-dtype '" + kvCacheOpt +
                   "' (expected bf16, fp16 or fp8)");
   }
-  if (rate < 0 || gpuHourPrice < 0)
-    return fail("--rate and --gpu-hour-price must be at least 0");
+  if (rate < 0 || gpuHourPrice < 0 || rate > cost::kMaxServingRate)
+    return fail("--rate and --gpu-hour-price must be at least 0, --rate at "
+                "most 1e9 requests/s");
+  if (isl > cost::kMaxServingTokens || osl > cost::kMaxServingTokens ||
+      concurrency > cost::kMaxServingConcurrency)
+    return fail("--isl and --osl must be at most " +
+                std::to_string(cost::kMaxServingTokens) +
+                " tokens and --concurrency at most " +
+                std::to_string(cost::kMaxServingConcurrency));
   if (rate > 0 && concurrency > 0)
     return fail("--rate sets the requests in flight: drop --concurrency");
+  if (tp > 65536 || dp > 65536 || ep > 65536 ||
+      maxNumTokens > cost::kMaxServingTokens ||
+      maxBatch > cost::kMaxServingConcurrency)
+    return fail("--tp, --dp and --ep must be at most 65536, --max-num-tokens "
+                "at most " + std::to_string(cost::kMaxServingTokens) +
+                " and --max-batch at most " +
+                std::to_string(cost::kMaxServingConcurrency));
   if (tp < 1 || dp < 1 || ep < 0 || maxNumTokens < 0 || maxBatch < 0 ||
       kvFraction < 0 || kvFraction > 1)
     return fail("--tp and --dp must be at least 1, --ep, --max-num-tokens "

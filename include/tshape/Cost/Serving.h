@@ -86,6 +86,13 @@ const char *engineName(Engine e);
 /// The engines' names, comma-separated, for messages.
 std::string engineList();
 
+/// The bounds of a workload a serving estimate takes (a request longer
+/// than any model's context, more requests than any cache holds, a rate
+/// no deployment serves): beyond them the counts would overflow.
+inline constexpr int64_t kMaxServingTokens = 100000000;
+inline constexpr int64_t kMaxServingConcurrency = 1000000000;
+inline constexpr double kMaxServingRate = 1e9;
+
 /// A workload: fixed prompt and output lengths, and the requests in flight
 /// on one replica (0: as many as the KV cache holds, the offline maximum
 /// throughput of trtllm-bench throughput).
