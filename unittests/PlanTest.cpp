@@ -133,6 +133,13 @@ TEST(ServingPlan, Rules) {
   ASSERT_TRUE(err);
   EXPECT_EQ(*err, "expert degrees (attention tp 1 dp 2, experts ep 2 etp 1) "
                   "need a model with routed experts; mixtral has none");
+  // Without expert degrees, a dense model's attention dp is refused too:
+  // its dp ranks would be independent replicas.
+  ServingPlan dp;
+  dp.attentionDp = 2;
+  err = checkServingPlan(dense, dp);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("independent replicas"), std::string::npos) << *err;
   ServingPlan zero;
   zero.attentionTp = 0;
   EXPECT_TRUE(checkServingPlan(mixtral(), zero));

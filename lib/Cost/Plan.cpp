@@ -163,6 +163,12 @@ tshape::cost::checkServingPlan(const ModelConfig &c, const ServingPlan &plan) {
   if (!experts && (plan.expertEp > 0 || plan.expertTp > 0))
     return "expert degrees (" + plan.str() + ") need a model with routed "
            "experts; " + c.name + " has none";
+  if (!experts && plan.attentionDp > 1)
+    return "attention data parallelism inside a replica is for a model "
+           "with routed experts (the experts span the dp ranks); " + c.name +
+           " has none, so its dp ranks are independent replicas with the "
+           "per-GPU figures of dp 1: use --dp=1 (and --rate for the "
+           "replicas a load needs)";
   if (plan.expertTp == 0 && ranks % plan.ep() != 0)
     return "the experts must span the attention's GPUs: ep " +
            n(plan.ep()) + " does not divide attention tp " +

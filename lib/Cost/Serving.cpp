@@ -417,14 +417,6 @@ tshape::cost::estimateServing(const ModelConfig &c0,
     error = *why;
     return std::nullopt;
   }
-  if (cfg.plan.attentionDp > 1 && getParam(c0, Param::Experts) <= 0) {
-    error = "attention data parallelism inside a replica is for a model "
-            "with routed experts (the experts span the dp ranks); " +
-            c0.name + " has none, so its dp ranks are independent replicas "
-            "with the per-GPU figures of dp 1: use --dp=1 (and --rate for "
-            "the replicas a load needs)";
-    return std::nullopt;
-  }
   ServingEstimate est;
   est.rules = engineRules(cfg.engine, t, cfg.plan.attentionTp * cfg.plan.pp);
   // SGLang divides its chunked_prefill_size among the dp attention ranks

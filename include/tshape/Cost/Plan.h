@@ -227,8 +227,9 @@ struct ServingPlan {
 
 /// The rules a serving plan must keep for `c` (a message naming the rule
 /// and the numbers, or nullopt): every degree at least 1; the experts
-/// span the attention's GPUs (ep x etp = tp x dp); expert degrees only on
-/// a model with routed experts; and the model's own split rules under the
+/// span the attention's GPUs (ep x etp = tp x dp); expert degrees and
+/// attention dp only on a model with routed experts (a dense model's dp
+/// ranks are replicas); and the model's own split rules under the
 /// plan's degrees (heads and kv heads by the attention's tp, experts by
 /// ep, the experts' width by etp: checkModel).
 std::optional<std::string> checkServingPlan(const model::ModelConfig &c,
