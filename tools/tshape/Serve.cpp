@@ -223,6 +223,25 @@ int64_t maxPositionsOf(llvm::StringRef configText) {
   return 0;
 }
 
+/// The quantization a config declares (`quantization_config`'s
+/// quant_method, at the top or in text_config), "" when none.
+std::string declaredQuantization(llvm::StringRef configText) {
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(configText);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return "";
+  }
+  const llvm::json::Object *o = v->getAsObject();
+  for (int depth = 0; o && depth < 2; ++depth) {
+    if (const llvm::json::Object *q = o->getObject("quantization_config")) {
+      std::optional<llvm::StringRef> m = q->getString("quant_method");
+      return m && !m->empty() ? m->str() : "unnamed";
+    }
+    o = o->getObject("text_config");
+  }
+  return "";
+}
+
 /// The launch of `est`'s configuration into `launch` or `error`.
 void launchOf(const cost::ServingConfig &cfg, const cost::ServingEstimate &est,
               const std::string &checkpoint, int64_t context,
@@ -403,6 +422,15 @@ int tshape::driver::runServe() {
     return 1;
   }
   const std::string checkpoint = checkpointOf((*buf)->getBuffer());
+  // A checkpoint that declares its weights' precision is not priced as
+  // the dtype behind the user's back: tshape does not read the
+  // declaration yet, so the user says it.
+  if (std::string q = declaredQuantization((*buf)->getBuffer());
+      !q.empty() && precisionOpt.empty() && precisions.empty())
+    return fail(input + " declares quantization_config (quant_method '" + q +
+                "'), which tshape does not read yet: say the linear layers' "
+                "precision with --precision (fp8 for an FP8 checkpoint; "
+                "bf16 prices the dtype anyway)");
   if (int64_t most = maxPositionsOf((*buf)->getBuffer());
       most > 0 && isl + osl > most)
     return fail("a request of " + std::to_string(isl) + " + " +
